@@ -1,0 +1,3 @@
+import dagster as dg
+
+documents = dg.DynamicPartitionsDefinition(name="documents")

@@ -1,0 +1,1 @@
+"""Ingest: document identity, the parsers (PDF, Markdown, text, MinerU) and section-aware chunking."""

@@ -1,0 +1,51 @@
+"""What every parser produces: per page, the page text as the source has it and the blocks
+(headings, paragraphs, equations) located in it by character offsets."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Heading:
+    text: str
+    section_no: str | None
+    path: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Block:
+    start: int
+    end: int
+    heading: Heading | None = None
+    latex: str | None = None
+
+
+@dataclass
+class PageBlocks:
+    page: int
+    text: str
+    blocks: list[Block] = field(default_factory=list)
+
+
+def decode_utf8(data: bytes, origin: str) -> str:
+    from knowledge_assets.ingest.errors import DocumentError
+
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        bad = data[exc.start]
+        raise DocumentError(
+            origin,
+            f"not valid UTF-8 (byte 0x{bad:02x} at offset {exc.start}); save the file as UTF-8 "
+            "and ingest it again",
+        ) from None
+
+
+def lines_with_offsets(text: str) -> list[tuple[int, str]]:
+    """Each line (without its line break) with the offset where it starts."""
+    out, offset = [], 0
+    for raw in text.splitlines(keepends=True):
+        out.append((offset, raw.rstrip("\r\n")))
+        offset += len(raw)
+    return out

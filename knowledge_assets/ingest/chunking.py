@@ -1,0 +1,70 @@
+"""Section-aware chunking: a chunk is a run of blocks of one section on one page, sliced
+verbatim from the page text, never longer than the size cap unless a single line is."""
+
+from __future__ import annotations
+
+from knowledge_assets.contracts import Chunk
+from knowledge_assets.ids import chunk_id
+from knowledge_assets.ingest.blocks import Block, PageBlocks
+
+DEFAULT_MAX_CHARS = 1500
+
+
+def _fit(block: Block, text: str, max_chars: int) -> list[Block]:
+    """Splits an over-long block at line breaks, then at spaces, keeping every piece verbatim."""
+    if block.end - block.start <= max_chars or block.heading is not None or block.latex:
+        return [block]
+    pieces, start = [], block.start
+    while block.end - start > max_chars:
+        window = text[start : start + max_chars]
+        cut = max(window.rfind("\n"), window.rfind(" "))
+        end = start + (cut if cut > 0 else max_chars)
+        pieces.append(Block(start, end))
+        start = end
+        while start < block.end and text[start].isspace():
+            start += 1
+    if start < block.end:
+        pieces.append(Block(start, block.end))
+    return pieces
+
+
+def chunk_pages(doc_id: str, pages: list[PageBlocks], max_chars: int = DEFAULT_MAX_CHARS) -> list[Chunk]:
+    chunks: list[Chunk] = []
+    path: tuple[str, ...] = ()
+    section_no: str | None = None
+
+    def emit(page: PageBlocks, run: list[Block]) -> None:
+        start, end = run[0].start, run[-1].end
+        latex = "\n".join(b.latex for b in run if b.latex) or None
+        seq = len(chunks)
+        chunks.append(
+            Chunk(
+                chunk_id=chunk_id(doc_id, seq),
+                seq=seq,
+                page=page.page,
+                page_no=page.page + 1,
+                section_no=section_no,
+                heading_path=list(path),
+                text=page.text[start:end],
+                latex=latex,
+                char_start=start,
+                char_end=end,
+            )
+        )
+
+    for page in pages:
+        run: list[Block] = []
+        for block in page.blocks:
+            if block.heading is not None:
+                if run:
+                    emit(page, run)
+                run = []
+                path, section_no = block.heading.path, block.heading.section_no
+            for piece in _fit(block, page.text, max_chars):
+                if run and piece.end - run[0].start > max_chars:
+                    emit(page, run)
+                    run = []
+                run.append(piece)
+        if run:
+            emit(page, run)
+    return chunks

@@ -1,0 +1,43 @@
+"""One entry point from a registered document to its ParsedDocument."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from knowledge_assets.contracts import ParsedDocument, ParsedPage
+from knowledge_assets.ingest import markdown, mineru, pdf, plain
+from knowledge_assets.ingest.blocks import PageBlocks
+from knowledge_assets.ingest.chunking import DEFAULT_MAX_CHARS, chunk_pages
+from knowledge_assets.ingest.documents import DocumentKind, DocumentSource
+from knowledge_assets.ingest.errors import DocumentError
+
+_PARSERS: dict[DocumentKind, tuple[Callable[[Path], list[PageBlocks]], str]] = {
+    "pdf": (pdf.parse_pdf, pdf.PARSER_VERSION),
+    "markdown": (markdown.parse_markdown, markdown.PARSER_VERSION),
+    "text": (plain.parse_text_file, plain.PARSER_VERSION),
+    "mineru": (mineru.parse_content_list, mineru.PARSER_VERSION),
+}
+
+
+def parser_versions() -> str:
+    """Feeds the parsing asset's code_version: a parser upgrade makes parsed chunks stale."""
+    return ";".join(f"{kind}={version}" for kind, (_, version) in sorted(_PARSERS.items()))
+
+
+def parse_document(source: DocumentSource, max_chars: int = DEFAULT_MAX_CHARS) -> ParsedDocument:
+    parse, version = _PARSERS[source.kind]
+    pages = parse(source.path)
+    chunks = chunk_pages(source.doc_id, pages, max_chars=max_chars)
+    if not chunks:
+        raise DocumentError(source.path, "no text found in the document")
+    return ParsedDocument(
+        doc_id=source.doc_id,
+        source_file=source.path.name,
+        content_sha256=source.content_sha256,
+        parser=source.kind,
+        parser_version=version,
+        page_count=len(pages),
+        pages=[ParsedPage(page=p.page, page_no=p.page + 1, text=p.text) for p in pages],
+        chunks=chunks,
+    )

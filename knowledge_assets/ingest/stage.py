@@ -1,0 +1,43 @@
+"""The parsing stage as the `parsed_chunks` asset runs it: registered file → rows in DuckDB."""
+
+from __future__ import annotations
+
+import hashlib
+import statistics
+from dataclasses import replace
+
+from knowledge_assets.contracts import ParsedDocument
+from knowledge_assets.ingest.errors import DocumentError
+from knowledge_assets.ingest.parse import parse_document
+from knowledge_assets.store.database import Store
+from knowledge_assets.store.parsed import write_parsed
+from knowledge_assets.store.registry import latest_source, register
+
+
+def parse_registered(store: Store, doc_id: str) -> ParsedDocument:
+    """Parses the doc_id's current file and replaces its parsed rows.
+
+    A file edited since it was registered is parsed as it is now and recorded as a new
+    revision, so the registry never claims content the store does not hold.
+    """
+    latest = latest_source(store, doc_id)
+    if latest is None:
+        raise DocumentError(doc_id, "doc_id is not registered; run `knowledge-assets ingest FILE` first")
+    source, _ = latest
+    if not source.path.is_file():
+        raise DocumentError(source.path, "the registered file no longer exists; ingest its new location")
+    sha = hashlib.sha256(source.path.read_bytes()).hexdigest()
+    if sha != source.content_sha256:
+        source = register(store, replace(source, content_sha256=sha)).source
+    parsed = parse_document(source)
+    write_parsed(store, parsed)
+    return parsed
+
+
+def chunk_size_summary(parsed: ParsedDocument) -> dict[str, float]:
+    sizes = [len(c.text) for c in parsed.chunks]
+    return {
+        "chunk_chars_min": min(sizes),
+        "chunk_chars_median": statistics.median(sizes),
+        "chunk_chars_max": max(sizes),
+    }

@@ -1,0 +1,1 @@
+"""DuckDB store: the schema, partition-replacing writes, and the document registry."""

@@ -79,7 +79,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             failures += 1
             print(f"FAILED  {source.doc_id}  {outcome.error}")
     print(f"data: {store.path.resolve()} (DuckDB)")
-    print(f"dagster instance: {instance.root_directory} (DAGSTER_HOME={os.environ['DAGSTER_HOME']})")
+    print(f"dagster instance: {Path(instance.root_directory).resolve()} (DAGSTER_HOME={os.environ['DAGSTER_HOME']})")
     if failures:
         print(f"{failures} of {len(files)} documents failed", file=sys.stderr)
     return 1 if failures else 0

@@ -32,6 +32,9 @@ def materialize_document(instance: dg.DagsterInstance, doc_id: str) -> Partition
         resources=defs.resources,
         partition_key=doc_id,
         raise_on_error=False,
+        # The run's events still go to the instance (and the UI); the terminal gets the
+        # summary line the CLI prints, not Dagster's debug stream.
+        run_config={"loggers": {"console": {"config": {"log_level": "WARNING"}}}},
         tags={"knowledge_assets/launched_by": "cli"},
     )
     metadata: dict[str, object] = {}

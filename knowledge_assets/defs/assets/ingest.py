@@ -53,4 +53,4 @@ def parsed_chunks(context: dg.AssetExecutionContext, knowledge_store: KnowledgeS
     )
 
 
-all_assets = [parsed_chunks]
+ASSETS = [parsed_chunks]

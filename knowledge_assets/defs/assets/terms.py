@@ -1,0 +1,3 @@
+"""Assets of the term funnel."""
+
+ASSETS: list = []

@@ -1,0 +1,1 @@
+"""Gold loading and scores."""

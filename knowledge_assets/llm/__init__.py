@@ -1,0 +1,1 @@
+"""LLM layer: client, response cache, usage accounting, prompt loading, offline extractor."""

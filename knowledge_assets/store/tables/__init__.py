@@ -1,0 +1,7 @@
+"""Table definitions, one module per stage; store/schema.py gathers them."""
+
+# The contract's Provenance as a DuckDB STRUCT, so `SELECT provenance.page_no FROM …` works.
+PROVENANCE = (
+    "STRUCT(doc_id VARCHAR, span VARCHAR, page INTEGER, page_no INTEGER, section_no VARCHAR, "
+    "chunk_id VARCHAR)"
+)

@@ -1,0 +1,3 @@
+"""Tables of the llm stage."""
+
+TABLES: dict[str, dict[str, str]] = {}

@@ -1,0 +1,3 @@
+"""Tables of the terms stage."""
+
+TABLES: dict[str, dict[str, str]] = {}

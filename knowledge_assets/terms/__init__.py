@@ -1,0 +1,1 @@
+"""Term funnel: mentions, abbreviations, noise filter, clusters, ranking."""

@@ -1,0 +1,19 @@
+"""Fixtures shared by every test: a real DuckDB file, real sample documents, real PDFs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from knowledge_assets.store.database import Store
+
+PROJECT_ROOT = Path(__file__).resolve().parents[1]
+SAMPLE_DOCUMENTS = PROJECT_ROOT / "eval_assets" / "documents"
+SAMPLE_PDF = SAMPLE_DOCUMENTS / "std_parameter_produksi.pdf"
+SAMPLE_MARKDOWN = SAMPLE_DOCUMENTS / "maintenance_kpi.md"
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Store:
+    return Store(tmp_path / "knowledge.duckdb")

@@ -1,0 +1,71 @@
+import json
+from pathlib import Path
+
+import pytest
+
+from knowledge_assets.ingest.documents import content_hash_doc_id, discover, identify
+from knowledge_assets.ingest.errors import DocumentError
+
+
+def _doc(tmp_path: Path, name: str = "a.md", text: str = "# 1. Purpose\n\nText.\n") -> Path:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_without_a_key_the_doc_id_is_the_content_hash_not_the_file_name(tmp_path):
+    source = identify(_doc(tmp_path))
+    assert source.doc_id == content_hash_doc_id(source.content_sha256)
+    assert "a" != source.doc_id and source.key_source == "content_hash"
+
+
+def test_renaming_a_file_keeps_its_doc_id(tmp_path):
+    first = identify(_doc(tmp_path, "report.md"))
+    renamed = (tmp_path / "report.md").rename(tmp_path / "report-final.md")
+    assert identify(renamed).doc_id == first.doc_id
+
+
+def test_sidecar_key_wins_over_content_hash_and_explicit_key_wins_over_sidecar(tmp_path):
+    path = _doc(tmp_path)
+    (tmp_path / "a.md.meta.json").write_text(json.dumps({"doc_id": "SOP-7"}))
+    assert identify(path).doc_id == "SOP-7" and identify(path).key_source == "sidecar"
+    assert identify(path, "SOP-8").doc_id == "SOP-8"
+
+
+def test_yaml_sidecar_is_read(tmp_path):
+    path = _doc(tmp_path)
+    (tmp_path / "a.md.meta.yaml").write_text("doc_id: SOP-9\n")
+    assert identify(path).doc_id == "SOP-9"
+
+
+@pytest.mark.parametrize("bad", ["", "   ", "a/b", "x::y", "bad key", "a,b", "-lead", "x" * 129])
+def test_invalid_doc_ids_are_refused_with_a_clear_error(tmp_path, bad):
+    with pytest.raises(DocumentError, match="doc_id"):
+        identify(_doc(tmp_path), bad)
+
+
+def test_sidecar_without_doc_id_names_the_sidecar(tmp_path):
+    path = _doc(tmp_path)
+    (tmp_path / "a.md.meta.json").write_text(json.dumps({"title": "x"}))
+    with pytest.raises(DocumentError, match=r"a\.md\.meta\.json: sidecar has no 'doc_id'"):
+        identify(path)
+
+
+def test_unsupported_extension_and_empty_file_are_named(tmp_path):
+    docx = tmp_path / "x.docx"
+    docx.write_bytes(b"PK\x03\x04")
+    with pytest.raises(DocumentError, match=r"x\.docx: unsupported file type '\.docx'"):
+        identify(docx)
+    empty = tmp_path / "e.md"
+    empty.write_bytes(b"")
+    with pytest.raises(DocumentError, match=r"e\.md: empty file"):
+        identify(empty)
+
+
+def test_discover_skips_sidecars_and_hidden_files(tmp_path):
+    _doc(tmp_path, "a.md")
+    (tmp_path / "a.md.meta.json").write_text("{}")
+    (tmp_path / ".hidden.md").write_text("x")
+    (tmp_path / "sub").mkdir()
+    _doc(tmp_path / "sub", "b.txt")
+    assert [p.name for p in discover([tmp_path])] == ["a.md", "b.txt"]

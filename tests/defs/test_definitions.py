@@ -1,0 +1,61 @@
+"""The Dagster wiring against a real temporary instance."""
+
+import dagster as dg
+import pytest
+
+from knowledge_assets.defs.launch import materialize_document
+from knowledge_assets.definitions import defs
+from knowledge_assets.ingest.documents import identify
+from knowledge_assets.store.database import Store
+from knowledge_assets.store.registry import register
+from tests.conftest import SAMPLE_PDF
+from tests.documents import write_image_only_pdf
+
+
+def test_definitions_load_with_every_asset_partitioned_by_documents():
+    repo = defs.get_repository_def()
+    keys = {key.to_user_string() for key in repo.asset_graph.get_all_asset_keys()}
+    assert "parsed_chunks" in keys
+    for key in keys:
+        node = repo.asset_graph.get(dg.AssetKey.from_user_string(key))
+        assert node.partitions_def == dg.DynamicPartitionsDefinition(name="documents")
+        assert node.code_version
+
+
+@pytest.fixture
+def instance(tmp_path):
+    (tmp_path / "dagster").mkdir()
+    with dg.instance_for_test(temp_dir=str(tmp_path / "dagster")) as instance:
+        yield instance
+
+
+@pytest.fixture
+def knowledge_db(tmp_path, monkeypatch):
+    path = tmp_path / "knowledge.duckdb"
+    monkeypatch.setenv("KNOWLEDGE_DB", str(path))
+    return path
+
+
+def test_whole_graph_materialises_a_sample_document(instance, knowledge_db):
+    doc_id = register(Store(knowledge_db), identify(SAMPLE_PDF)).source.doc_id
+    outcome = materialize_document(instance, doc_id)
+    assert outcome.success, outcome.error
+    meta = outcome.metadata["parsed_chunks"]
+    assert meta["pages"] == 9 and meta["chunks"] > 20 and meta["dagster/row_count"] == meta["chunks"]
+    assert instance.get_latest_materialization_event(dg.AssetKey("parsed_chunks")) is not None
+    rows = Store(knowledge_db).fetch("SELECT count(*) AS n FROM parsed_chunks WHERE doc_id = ?", [doc_id])
+    assert rows[0]["n"] == meta["chunks"]
+
+
+def test_a_bad_document_fails_only_its_own_partition(instance, knowledge_db, tmp_path):
+    store = Store(knowledge_db)
+    good = register(store, identify(SAMPLE_PDF)).source.doc_id
+    assert materialize_document(instance, good).success
+    before = store.fetch("SELECT * FROM parsed_chunks WHERE doc_id = ? ORDER BY seq", [good])
+    bad = register(store, identify(write_image_only_pdf(tmp_path / "scan.pdf"))).source.doc_id
+    outcome = materialize_document(instance, bad)
+    assert not outcome.success
+    assert "scan.pdf: no extractable text" in outcome.error and "Traceback" not in outcome.error
+    assert store.fetch("SELECT * FROM parsed_chunks WHERE doc_id = ? ORDER BY seq", [good]) == before
+    assert store.fetch("SELECT * FROM parsed_chunks WHERE doc_id = ?", [bad]) == []
+    assert set(instance.get_dynamic_partitions("documents")) == {good, bad}

@@ -1,0 +1,114 @@
+"""The DuckDB store: partition replacement, atomicity, nested columns, and two writers."""
+
+import subprocess
+import sys
+import textwrap
+
+import duckdb
+import pytest
+
+from knowledge_assets.ingest.documents import identify
+from knowledge_assets.ingest.parse import parse_document
+from knowledge_assets.store.database import Store, StoreError
+from knowledge_assets.store.parsed import load_parsed, write_parsed
+from tests.conftest import PROJECT_ROOT, SAMPLE_MARKDOWN
+
+
+def _page_rows(doc_id, n):
+    return [{"doc_id": doc_id, "page": i, "page_no": i + 1, "text": f"{doc_id} page {i}"} for i in range(n)]
+
+
+def test_replacing_a_partition_touches_only_that_documents_rows(store):
+    store.replace_partition("A", {"parsed_pages": _page_rows("A", 3)})
+    store.replace_partition("B", {"parsed_pages": _page_rows("B", 2)})
+    store.replace_partition("A", {"parsed_pages": _page_rows("A", 1)})
+    counts = store.fetch("SELECT doc_id, count(*) AS n FROM parsed_pages GROUP BY doc_id ORDER BY doc_id")
+    assert counts == [{"doc_id": "A", "n": 1}, {"doc_id": "B", "n": 2}]
+
+
+def test_a_failure_mid_write_leaves_the_previous_version_intact(store):
+    store.replace_partition("A", {"parsed_pages": _page_rows("A", 3)})
+    bad_chunk = {"doc_id": "A", "chunk_id": "A::0000", "seq": 0, "page": 0, "page_no": 1, "section_no": None,
+                 "heading_path": [], "text": None, "latex": None, "char_start": 0, "char_end": 0}
+    with pytest.raises(duckdb.Error):  # text is NOT NULL: the second table's insert fails
+        store.replace_partition("A", {"parsed_pages": _page_rows("A", 1), "parsed_chunks": [bad_chunk]})
+    assert len(store.fetch("SELECT * FROM parsed_pages WHERE doc_id = ?", ["A"])) == 3
+
+
+def test_rows_with_missing_or_extra_columns_are_refused(store):
+    with pytest.raises(StoreError, match="parsed_pages"):
+        store.replace_partition("A", {"parsed_pages": [{"doc_id": "A", "page": 0, "text": "x"}]})
+
+
+def test_parsed_document_round_trips_with_real_list_columns(store):
+    parsed = parse_document(identify(SAMPLE_MARKDOWN))
+    write_parsed(store, parsed)
+    assert load_parsed(store, parsed.doc_id) == parsed
+    rows = store.fetch(
+        "SELECT heading_path[len(heading_path)] AS last FROM parsed_chunks WHERE doc_id = ? AND section_no = '3.2'",
+        [parsed.doc_id],
+    )
+    assert rows == [{"last": "3.2. Mean Time To Repair (MTTR)"}]
+
+
+def test_a_store_written_with_another_schema_is_refused_clearly(tmp_path):
+    path = tmp_path / "old.duckdb"
+    con = duckdb.connect(str(path))
+    con.execute("CREATE TABLE parsed_pages (doc_id VARCHAR, body VARCHAR)")
+    con.close()
+    with pytest.raises(StoreError, match="table parsed_pages has columns"):
+        Store(path).fetch("SELECT 1")
+
+
+WRITER = textwrap.dedent(
+    """
+    import sys
+    from knowledge_assets.store.database import Store
+    store, doc_id = Store(sys.argv[1]), sys.argv[2]
+    for round_ in range(25):
+        rows = [{"doc_id": doc_id, "page": i, "page_no": i + 1, "text": f"{doc_id} {round_}"} for i in range(40)]
+        store.replace_partition(doc_id, {"parsed_pages": rows})
+    """
+)
+
+
+def test_two_processes_writing_different_partitions_lose_nothing(tmp_path):
+    db = tmp_path / "shared.duckdb"
+    writers = [
+        subprocess.Popen([sys.executable, "-c", WRITER, str(db), doc_id], cwd=PROJECT_ROOT,
+                         stderr=subprocess.PIPE, text=True)
+        for doc_id in ("DOC-A", "DOC-B")
+    ]
+    for writer in writers:
+        _, err = writer.communicate(timeout=300)
+        assert writer.returncode == 0, err
+    rows = Store(db).fetch("SELECT doc_id, count(*) AS n, min(text) AS t FROM parsed_pages GROUP BY doc_id ORDER BY doc_id")
+    assert rows == [{"doc_id": "DOC-A", "n": 40, "t": "DOC-A 24"}, {"doc_id": "DOC-B", "n": 40, "t": "DOC-B 24"}]
+
+
+def test_a_writer_waits_for_another_processes_lock(tmp_path):
+    db = tmp_path / "locked.duckdb"
+    Store(db).fetch("SELECT 1")
+    holder = subprocess.Popen(
+        [sys.executable, "-c", f"import duckdb, time; c = duckdb.connect({str(db)!r}); print('held', flush=True); time.sleep(1.5)"],
+        stdout=subprocess.PIPE, text=True,
+    )
+    assert holder.stdout.readline().strip() == "held"
+    Store(db).replace_partition("A", {"parsed_pages": _page_rows("A", 1)})  # blocks until released
+    holder.wait(timeout=30)
+    assert len(Store(db).fetch("SELECT * FROM parsed_pages")) == 1
+
+
+def test_a_lock_held_past_the_timeout_is_reported_not_hung(tmp_path):
+    db = tmp_path / "stuck.duckdb"
+    Store(db).fetch("SELECT 1")
+    holder = subprocess.Popen(
+        [sys.executable, "-c", f"import duckdb, time; c = duckdb.connect({str(db)!r}); print('held', flush=True); time.sleep(20)"],
+        stdout=subprocess.PIPE, text=True,
+    )
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        with pytest.raises(StoreError, match="another process may hold it"):
+            Store(db, lock_timeout_s=0.5).fetch("SELECT 1")
+    finally:
+        holder.kill()

@@ -1,0 +1,1 @@
+"""Verification: the span check (provenance is verbatim) and LaTeX verification of formulas."""

@@ -1,0 +1,48 @@
+"""`latex_verification` (contract §7): which guarantee a formula's `formula_latex` carries.
+
+`verified` when the transcription is found in the chunk's LaTeX markup under a notation-aware
+canonical form; `unverified_operator` when the markup writes multiplication as a bare `x`
+(MinerU's pipeline backend does), which no canonical form can tell from a variable named x;
+`unverified_no_markup` when there is no markup to check against (PDF text layers, Markdown);
+null when there is no `formula_latex` at all. Set by code, never by the model.
+"""
+
+from __future__ import annotations
+
+import re
+
+from knowledge_assets.contracts import LatexVerification
+
+_MULTIPLY = re.compile(r"\\times|\\cdot|\\ast|×|·|\*")
+_WRAPPERS = re.compile(r"\\(?:text|mathrm|mathit|mathbf|operatorname|textit|textbf)\s*\{([^{}]*)\}")
+_FRAC = re.compile(r"\\[dt]?frac\s*\{([^{}]*)\}\s*\{([^{}]*)\}")
+_SIZING = re.compile(r"\\(?:left|right|big|Big|bigg|Bigg)\b")
+_SPACING = re.compile(r"\\[,;:! ]|~|\\quad|\\qquad")
+_BARE_X_PRODUCT = re.compile(r"(?<=[\w})\]])\s+x\s+(?=[\w\\({\[])")
+
+
+def canonical_latex(latex: str) -> str:
+    text = _WRAPPERS.sub(r"\1", latex)
+    while (replaced := _FRAC.sub(r"(\1)/(\2)", text)) != text:
+        text = replaced
+    text = _SIZING.sub("", text)
+    text = _SPACING.sub(" ", text)
+    text = _MULTIPLY.sub("*", text)
+    text = text.replace("\\%", "%").replace("$", "").replace("{", "").replace("}", "")
+    return re.sub(r"\s+", "", text)
+
+
+def has_bare_x_multiplication(markup: str) -> bool:
+    return bool(_BARE_X_PRODUCT.search(markup))
+
+
+def latex_verification(formula_latex: str | None, chunk_latex: str | None) -> LatexVerification | None:
+    if not formula_latex:
+        return None
+    if not chunk_latex:
+        return "unverified_no_markup"
+    if canonical_latex(formula_latex) in canonical_latex(chunk_latex):
+        return "verified"
+    if has_bare_x_multiplication(chunk_latex):
+        return "unverified_operator"
+    return "unverified_no_markup"

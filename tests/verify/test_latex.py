@@ -1,0 +1,39 @@
+import pytest
+
+from knowledge_assets.verify.latex import canonical_latex, latex_verification
+
+
+def test_no_formula_latex_means_no_verification_status():
+    assert latex_verification(None, r"PA = \frac{a}{b}") is None
+
+
+def test_no_markup_in_the_chunk():
+    assert latex_verification("PA = x", None) == "unverified_no_markup"
+
+
+@pytest.mark.parametrize(
+    "transcribed, markup",
+    [
+        (r"Production = MOHH \times Qty \times PA", r"\text{Production} = \mathrm{MOHH} \times Qty \times PA"),
+        (r"PA = \frac{MOHH - BD}{MOHH} \times 100\%", r"PA=\dfrac{MOHH-BD}{MOHH}\cdot 100 \%"),
+        (r"UA = \frac{WH}{WH + STB}", r"$$ UA = \frac{ WH }{ WH+STB } $$"),
+        (r"MA = \left( \frac{OH}{OH + RH} \right)", r"MA = ( \frac{OH}{OH+RH} )"),
+    ],
+)
+def test_notation_variants_of_the_same_formula_verify(transcribed, markup):
+    assert latex_verification(transcribed, markup) == "verified"
+
+
+def test_bare_x_multiplication_in_the_markup_is_unverified_operator():
+    markup = "Production = MOHH x Qty x PA x UA x Pty"
+    assert latex_verification(r"Production = MOHH \times Qty \times PA \times UA \times Pty", markup) == (
+        "unverified_operator"
+    )
+
+
+def test_a_transcription_the_markup_does_not_hold_is_not_verified():
+    assert latex_verification(r"PA = \frac{WH}{MOHH}", r"PA = \frac{MOHH - BD}{MOHH}") == "unverified_no_markup"
+
+
+def test_canonical_form_keeps_operands():
+    assert canonical_latex(r"a \times b") == canonical_latex("a*b") != canonical_latex("a*c")

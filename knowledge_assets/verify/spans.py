@@ -16,21 +16,58 @@ import re
 import unicodedata
 from functools import lru_cache
 
-_WHITESPACE = re.compile(r"\s+")
 _LINE_BREAK_HYPHEN = re.compile(r"(?<=[^\W\d_])-[ \t]*\r?\n\s*(?=[^\W\d_])")
 
 
 def normalise(text: str) -> str:
-    text = unicodedata.normalize("NFKC", text).replace("\u00ad", "")
-    return _WHITESPACE.sub(" ", text).strip()
+    return _normalised_with_offsets(text)[0]
+
+
+def _normalised_with_offsets(text: str, dehyphenate: bool = False) -> tuple[str, list[int]]:
+    """The normalised text and, for each of its characters, the offset in `text` it came from."""
+    out: list[str] = []
+    origin: list[int] = []
+    skip_until = -1
+    joins = {m.start(): m.end() for m in _LINE_BREAK_HYPHEN.finditer(text)} if dehyphenate else {}
+    for index, char in enumerate(text):
+        if index < skip_until:
+            continue
+        if index in joins:
+            skip_until = joins[index]
+            continue
+        for piece in unicodedata.normalize("NFKC", char):
+            if piece == "\u00ad":
+                continue
+            if piece.isspace():
+                if out and out[-1] != " ":
+                    out.append(" ")
+                    origin.append(index)
+                continue
+            out.append(piece)
+            origin.append(index)
+    while out and out[-1] == " ":
+        out.pop()
+        origin.pop()
+    return "".join(out), origin
 
 
 @lru_cache(maxsize=256)
-def _searchable_forms(source: str) -> tuple[str, ...]:
-    return normalise(source), normalise(_LINE_BREAK_HYPHEN.sub("", source))
+def _searchable_forms(source: str) -> tuple[tuple[str, list[int]], ...]:
+    return _normalised_with_offsets(source), _normalised_with_offsets(source, dehyphenate=True)
 
 
-def is_verbatim(value: str, source: str) -> bool:
+def locate(value: str | None, source: str) -> int | None:
+    """Where `value` starts in `source` when it occurs there verbatim, else None."""
+    needle = normalise(value or "")
+    if not needle:
+        return None
+    for form, origin in _searchable_forms(source):
+        position = form.find(needle)
+        if position >= 0:
+            return origin[position]
+    return None
+
+
+def is_verbatim(value: str | None, source: str) -> bool:
     """True when `value` occurs verbatim in `source` (in the sense of the module docstring)."""
-    needle = normalise(value)
-    return bool(needle) and any(needle in form for form in _searchable_forms(source))
+    return locate(value, source) is not None

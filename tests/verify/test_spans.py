@@ -1,6 +1,6 @@
 import pytest
 
-from knowledge_assets.verify.spans import is_verbatim, normalise
+from knowledge_assets.verify.spans import is_verbatim, locate, normalise
 
 SOURCE = (
     "2.1.2. Quantity (Qty)\nAdalah jumlah equipment/unit yang digunakan untuk menghasilkan\n"
@@ -52,3 +52,11 @@ def test_soft_hyphens_are_invisible():
 
 def test_normalise_collapses_whitespace_runs():
     assert normalise("  a\t\n b\u00a0 c ") == "a b c"
+
+
+def test_locate_returns_the_offset_in_the_original_source():
+    assert locate("Adalah jumlah", SOURCE) == SOURCE.index("Adalah jumlah")
+    assert locate("menghasilkan produksi", SOURCE) == SOURCE.index("menghasilkan\nproduksi")
+    source = "A  \u00a0 b fi-\nsik c"
+    assert locate("fisik c", source) == source.index("fi-")
+    assert locate("not there", SOURCE) is None and locate(None, SOURCE) is None

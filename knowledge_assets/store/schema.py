@@ -3,12 +3,13 @@ column-order change can never shift values into the wrong column."""
 
 from __future__ import annotations
 
-from knowledge_assets.store.tables import ingest, llm, terms
+from knowledge_assets.store.tables import ingest, knowledge, llm, terms
 
 TABLES: dict[str, dict[str, str]] = {
     **ingest.TABLES,
     **terms.TABLES,
     **llm.TABLES,
+    **knowledge.TABLES,
 }
 
 

@@ -1,0 +1,61 @@
+import dagster as dg
+
+from knowledge_assets.llm.extractor import Extractor
+from knowledge_assets.llm.requests import BranchName
+from knowledge_assets.llm.settings import LLMSettings, StructuredOutputMode, resolve_settings
+from knowledge_assets.llm.usage import Price, price_for
+from knowledge_assets.llm.versions import branch_code_version
+from knowledge_assets.store.database import Store
+
+
+class LLMPrice(dg.Config):
+    """USD per 1M tokens, for a deployment the built-in price table does not list."""
+
+    input: float
+    cached_input: float
+    output: float
+
+
+class KnowledgeLLM(dg.ConfigurableResource):
+    """The model every extraction asset asks: OpenAI or any OpenAI-compatible server, or the
+    embedded offline extractor.
+
+    Empty fields are resolved from the environment when a run starts, never at import:
+    `KNOWLEDGE_LLM_BACKEND` (openai | offline; default openai when `OPENAI_API_KEY` or a base
+    URL is set, else offline), `KNOWLEDGE_LLM_MODEL`, `OPENAI_BASE_URL`, `KNOWLEDGE_LLM_CACHE`.
+    Any field may instead be given as `dg.EnvVar("NAME")` to read another variable (which
+    must then be set). The API key is deliberately not a field: it is read from
+    `OPENAI_API_KEY` by the client alone, so it can never reach run config, metadata or logs.
+    """
+
+    backend: str = ""
+    model: str = ""
+    tier: str = ""
+    base_url: str = ""
+    timeout_s: float = 60.0
+    max_retries: int = 4
+    max_concurrency: int = 8
+    structured_output: StructuredOutputMode = "auto"
+    use_cache: bool = True
+    price: LLMPrice | None = None
+
+    def settings(self) -> LLMSettings:
+        return resolve_settings(
+            backend=self.backend, model=self.model, tier=self.tier, base_url=self.base_url,
+            timeout_s=self.timeout_s, max_retries=self.max_retries, max_concurrency=self.max_concurrency,
+            structured_output=self.structured_output, use_cache=None if self.use_cache else False,
+        )
+
+    def extractor(self, store: Store) -> Extractor:
+        return Extractor.from_settings(self.settings(), store)
+
+    def price_table_entry(self) -> Price | None:
+        override = Price(self.price.input, self.price.cached_input, self.price.output) if self.price else None
+        return price_for(self.settings().deployment, override)
+
+    def code_version(self, branch: BranchName) -> str:
+        return branch_code_version(branch, self.settings())
+
+    def metadata(self) -> dict[str, str]:
+        """Which backend answered, for every materialisation's metadata. Never the key."""
+        return self.settings().describe()

@@ -1,0 +1,92 @@
+"""Offline glossary: a definition sentence per term cluster, its long form, subdomain tags.
+
+A definition is recognised in the shapes technical documents use: `Adalah …` as the first
+sentence under a heading that names the term, `X adalah …`, `X is defined as / means /
+refers to / is the …`, and `X: …`. A term with none of these abstains (definition null),
+which is the correct answer for most terms of a document (contract §3: 48 of 58).
+"""
+
+from __future__ import annotations
+
+import re
+
+from knowledge_assets.llm.offline.text import abbreviation_pairs, sentences, subdomain_tags
+from knowledge_assets.llm.requests import GlossaryRequest, SourceChunk, TermCluster
+from knowledge_assets.llm.responses import GlossaryResponse, GlossaryTerm
+
+_HEADING_DEFINITION = re.compile(r"(?:Adalah|Merupakan|Ialah|Yaitu)\s")
+_SUBJECT_VERB = r"(?:\s*\([^)\n]{1,12}\))?(?:\s+(?:adalah|merupakan|ialah|yaitu|is defined as|is the|is an?|means|refers to)\s|\s*:\s)"
+
+
+def answer_glossary(request: GlossaryRequest) -> GlossaryResponse:
+    return GlossaryResponse(terms=[_answer_cluster(number, cluster) for number, cluster in enumerate(request.clusters, start=1)])
+
+
+def _surfaces(cluster: TermCluster) -> list[str]:
+    ordered = [cluster.abbreviation, cluster.canonical, *cluster.long_forms]
+    return list(dict.fromkeys(s for s in ordered if s and s.strip()))
+
+
+def _answer_cluster(number: int, cluster: TermCluster) -> GlossaryTerm:
+    surfaces = _surfaces(cluster)
+    definition = _find_definition(cluster.chunks, surfaces)
+    full_name = _find_full_name(cluster)
+    if definition:
+        chunk, (start, end) = definition
+        text = chunk.text[start:end]
+        evidence = (chunk, text)
+    else:
+        text = None
+        evidence = _find_mention(cluster.chunks, surfaces)
+    tag_source = " ".join(filter(None, [text, *surfaces]))
+    return GlossaryTerm(
+        cluster=number,
+        term=cluster.abbreviation or cluster.canonical,
+        full_name=full_name,
+        definition=text,
+        subdomain_tags=subdomain_tags(tag_source),  # type: ignore[arg-type]
+        span=evidence[1] if evidence else None,
+        chunk_id=evidence[0].chunk_id if evidence else None,
+    )
+
+
+def _names_term(heading: str, surfaces: list[str]) -> bool:
+    return any(re.search(rf"(?<!\w){re.escape(s)}(?!\w)", heading, re.IGNORECASE) for s in surfaces)
+
+
+def _find_definition(chunks: list[SourceChunk], surfaces: list[str]):
+    subject = re.compile("(?:" + "|".join(re.escape(s) for s in sorted(surfaces, key=len, reverse=True)) + ")" + _SUBJECT_VERB)
+    for chunk in chunks:
+        bounds = sentences(chunk.text)
+        heading = chunk.heading_path[-1] if chunk.heading_path else ""
+        # "Adalah …" only counts as the first sentence right under the term's own heading.
+        if len(bounds) > 1 and chunk.text[slice(*bounds[0])] == heading and _names_term(heading, surfaces):
+            first = bounds[1]
+            if _HEADING_DEFINITION.match(chunk.text, first[0]):
+                return chunk, first
+        for start, end in bounds:
+            if subject.match(chunk.text, start) and chunk.text[start:end] != heading:
+                return chunk, (start, end)
+    return None
+
+
+def _find_full_name(cluster: TermCluster) -> str | None:
+    """The long form the document pairs with the abbreviation, as the document spells it."""
+    if not cluster.abbreviation:
+        return None
+    for chunk in cluster.chunks:
+        for (start, end), abbreviation in abbreviation_pairs(chunk.text):
+            if abbreviation == cluster.abbreviation:
+                return chunk.text[start:end]
+    for form in cluster.long_forms:
+        if any(form in chunk.text for chunk in cluster.chunks):
+            return form
+    return None
+
+
+def _find_mention(chunks: list[SourceChunk], surfaces: list[str]) -> tuple[SourceChunk, str] | None:
+    for chunk in chunks:
+        for surface in surfaces:
+            if surface in chunk.text:
+                return chunk, surface
+    return None

@@ -1,0 +1,146 @@
+"""Reading helpers the offline extractor shares: sentences, abbreviation pairs and the
+subdomain lexicon. Everything returns offsets into the text it was given, so whatever the
+extractor quotes is an exact substring of its input, as the span check requires.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+from knowledge_assets.contracts import SUBDOMAINS
+
+Bounds = tuple[int, int]
+
+_LINE = re.compile(r"[^\n]*")
+# A line that stands alone: a numbered heading, a list item, an equation or a legend entry.
+_STANDALONE = re.compile(r"^\s*(?:[-•*]\s|\d+(?:\.\d+)*\.\s|\S[^=\n]{0,60}\s=\s)")
+_TERMINAL = (".", "!", "?", ":", ";")
+_SENTENCE_BREAK = re.compile(r"(?<=[.!?])[ \t]+(?=[A-Z\"(])|(?<=[.!?])\n")
+_FUNCTION_WORDS = frozenset({"of", "and", "on", "to", "for", "the", "dan", "di", "in", "&"})
+_ABBREVIATION = re.compile(r"\(([A-Z][A-Za-z]{0,6}[A-Z][a-z]?|[A-Z][a-z]{1,3})\)")
+_WORD_BEFORE = re.compile(r"([^\s()]+)\s*$")
+_MAX_LONG_FORM_WORDS = 6
+
+
+def lines(text: str) -> list[Bounds]:
+    return [(m.start(), m.end()) for m in _LINE.finditer(text) if m.end() > m.start()]
+
+
+def sentences(text: str) -> list[Bounds]:
+    """Sentence bounds, where PDF line breaks inside a sentence are not sentence ends but a
+    heading, list item or equation line is a unit of its own."""
+    found: list[Bounds] = []
+    paragraph: list[int] = []  # [start, end] of the lines gathered so far
+
+    def close_paragraph() -> None:
+        if paragraph:
+            cut = paragraph[0]
+            for match in _SENTENCE_BREAK.finditer(text, paragraph[0], paragraph[1]):
+                found.append(_trim(text, cut, match.start()))
+                cut = match.end()
+            found.append(_trim(text, cut, paragraph[1]))
+            paragraph.clear()
+
+    for start, end in lines(text):
+        line = text[start:end]
+        if _STANDALONE.match(line):
+            close_paragraph()
+            found.append(_trim(text, start, end))
+            continue
+        if not line.strip():
+            close_paragraph()
+            continue
+        paragraph[:] = [paragraph[0] if paragraph else start, end]
+        if line.rstrip().endswith(_TERMINAL):
+            close_paragraph()
+    close_paragraph()
+    return [bounds for bounds in found if bounds[1] > bounds[0]]
+
+
+def _trim(text: str, start: int, end: int) -> Bounds:
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    return start, end
+
+
+def _initials_match(words: list[str], letters: str) -> bool:
+    content = [w for w in words if w.lower() not in _FUNCTION_WORDS]
+    return any("".join(w[0] for w in group).lower() == letters for group in (words, content) if group)
+
+
+def _letters_in_order(words: list[str], letters: str) -> bool:
+    joined = "".join(words).lower()
+    if not joined.startswith(letters[0]):
+        return False
+    position = 0
+    for letter in letters:
+        position = joined.find(letter, position) + 1
+        if position == 0:
+            return False
+    return True
+
+
+def abbreviation_pairs(text: str) -> list[tuple[Bounds, str]]:
+    """`Long Form (ABBR)` pairs: the bounds of the long form and the abbreviation. The long
+    form is the fewest words before the parenthesis whose initials spell the abbreviation
+    (function words may be skipped: "Physical of Availability (PA)"), else whose letters
+    contain it in order ("Quantity (Qty)", "Standby Hours (STB)")."""
+    pairs = []
+    for match in _ABBREVIATION.finditer(text):
+        abbreviation = match.group(1)
+        letters = re.sub(r"(?<=[A-Z])s$", "", abbreviation).lower()
+        words: list[tuple[int, str]] = []
+        cursor = match.start()
+        while len(words) < _MAX_LONG_FORM_WORDS and (word := _WORD_BEFORE.search(text, 0, cursor)):
+            if "\n\n" in text[word.end():cursor]:
+                break
+            words.insert(0, (word.start(1), word.group(1)))
+            cursor = word.start(1)
+        bounds = _long_form(words, letters, match.start())
+        if bounds:
+            pairs.append(((bounds[0], _trim(text, bounds[0], bounds[1])[1]), abbreviation))
+    return pairs
+
+
+def _long_form(words: list[tuple[int, str]], letters: str, end: int) -> Bounds | None:
+    for test in (_initials_match, _letters_in_order):
+        for count in range(1, len(words) + 1):
+            tail = words[-count:]
+            if not tail[0][1][0].isalpha():
+                continue
+            if test([w for _, w in tail], letters):
+                return tail[0][0], end
+    return None
+
+
+# Closed enum of contract §4: a keyword lexicon, English and Indonesian, per subdomain.
+SUBDOMAIN_KEYWORDS: dict[str, tuple[str, ...]] = {
+    "production": ("production", "produksi", "productivity", "produktivitas", "bcm", "overburden", "gain/loss", "output"),
+    "maintenance": ("maintenance", "perawatan", "repair", "perbaikan", "breakdown", "service", "overhaul",
+                    "mtbf", "mttr", "failure", "kerusakan", "backlog", "work order", "mechanic", "mekanik", "component"),
+    "hauling": ("hauling", "hauler", "truck", "truk", "angkut", "pengangkutan", "ritase", "dump truck", "travel"),
+    "loading": ("loading", "loader", "excavator", "bucket", "digging", "menggali", "swing", "pemuatan", "muatan"),
+    "drilling_blasting": ("drilling", "drill", "blasting", "blast", "peledakan", "fragmentasi", "fragmentation", "explosive"),
+    "equipment": ("equipment", "unit", "alat", "fleet", "availability", "machine", "mesin"),
+    "safety": ("safety", "keselamatan", "injury", "cedera", "hazard", "bahaya", "incident", "insiden"),
+    "quality": ("quality", "kualitas", "mutu", "calorific", "ash", "kadar"),
+    "planning": ("plan", "planning", "rencana", "perencanaan", "budget", "target", "schedule", "jadwal", "scheduled"),
+    "cost": ("cost", "biaya", "price", "harga", "invoice", "penagihan", "tarif"),
+    "geology": ("geology", "geologi", "swell", "density", "bank", "loose", "seam", "batuan", "material"),
+}
+_KEYWORD_PATTERNS = {
+    tag: re.compile(r"\b(?:" + "|".join(re.escape(k) for k in keywords) + r")s?\b", re.IGNORECASE)
+    for tag, keywords in SUBDOMAIN_KEYWORDS.items()
+}
+MAX_TAGS = 3
+
+
+def subdomain_tags(text: str) -> list[str]:
+    """The subdomains whose keywords the text mentions most, at most three, ties in enum
+    order; none when nothing matches (abstaining beats guessing `other`)."""
+    hits = Counter({tag: len(pattern.findall(text)) for tag, pattern in _KEYWORD_PATTERNS.items()})
+    ranked = sorted((tag for tag, n in hits.items() if n), key=lambda tag: (-hits[tag], SUBDOMAINS.index(tag)))
+    return ranked[:MAX_TAGS]

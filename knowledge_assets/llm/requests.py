@@ -1,0 +1,99 @@
+"""What an extraction asset hands the LLM layer: one request per call, structured, so the
+OpenAI backend renders a prompt from it and the offline extractor reads it directly.
+
+A request carries document content and the deterministic keys the caller needs to join an
+answer back (`TermCluster.key`); none of those keys is ever shown to a model as something to
+write. Each request class names its branch, so a mixed list can run in one pool.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from typing import ClassVar, Literal, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field
+
+BranchName = Literal["glossary", "formula", "rule", "domain_context"]
+
+_Item = TypeVar("_Item")
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class _Request(_Frozen):
+    branch: ClassVar[BranchName]
+
+
+class SourceChunk(_Frozen):
+    """A chunk's verbatim text: every span an answer quotes must be found in one of these."""
+
+    chunk_id: str
+    text: str
+    heading_path: list[str] = Field(default_factory=list)
+
+
+class TermCluster(_Frozen):
+    key: str = Field(description="term_id; used to join the answer back, never shown to the model")
+    canonical: str
+    abbreviation: str | None = None
+    long_forms: list[str] = Field(default_factory=list)
+    chunks: list[SourceChunk] = Field(min_length=1)
+
+
+class GlossaryRequest(_Request):
+    branch: ClassVar[BranchName] = "glossary"
+    clusters: list[TermCluster] = Field(min_length=1)
+
+    def distinct_chunks(self) -> list[SourceChunk]:
+        """Each chunk once, in first-seen order: clusters of one batch often share a chunk."""
+        seen: dict[str, SourceChunk] = {}
+        for cluster in self.clusters:
+            for chunk in cluster.chunks:
+                seen.setdefault(chunk.chunk_id, chunk)
+        return list(seen.values())
+
+
+class FormulaRequest(_Request):
+    branch: ClassVar[BranchName] = "formula"
+    chunks: list[SourceChunk] = Field(min_length=1)
+
+
+class RuleRequest(_Request):
+    branch: ClassVar[BranchName] = "rule"
+    chunks: list[SourceChunk] = Field(min_length=1)
+
+
+class DomainContextRequest(_Request):
+    branch: ClassVar[BranchName] = "domain_context"
+    outline: list[str] = Field(default_factory=list)
+    chunks: list[SourceChunk] = Field(min_length=1)
+
+
+ExtractionRequest = GlossaryRequest | FormulaRequest | RuleRequest | DomainContextRequest
+
+
+def pack(items: Iterable[_Item], size: Callable[[_Item], int], budget: int, max_items: int) -> Iterator[list[_Item]]:
+    """Greedy batches in input order, each within `budget` (an item larger than the budget goes
+    alone) and at most `max_items` long. Fewer, fuller calls are what keeps a document's
+    request count and repeated prompt prefix down."""
+    batch: list[_Item] = []
+    used = 0
+    for item in items:
+        cost = size(item)
+        if batch and (used + cost > budget or len(batch) >= max_items):
+            yield batch
+            batch, used = [], 0
+        batch.append(item)
+        used += cost
+    if batch:
+        yield batch
+
+
+def chunk_batches(chunks: Iterable[SourceChunk], budget_chars: int = 9000, max_chunks: int = 16) -> Iterator[list[SourceChunk]]:
+    return pack(chunks, lambda chunk: len(chunk.text), budget_chars, max_chunks)
+
+
+def cluster_batches(clusters: Iterable[TermCluster], budget_chars: int = 9000, max_clusters: int = 12) -> Iterator[list[TermCluster]]:
+    return pack(clusters, lambda cluster: sum(len(c.text) for c in cluster.chunks), budget_chars, max_clusters)

@@ -1,0 +1,82 @@
+"""What one call comes back as: an answer or a failure record, always with its usage.
+
+A failure is data about the call, never data about the document: the caller records it
+(glossary: `extraction_status = escalated`) and moves on, so one bad answer never fails a
+document and never becomes an entry.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Generic, Literal, TypeVar
+
+from knowledge_assets.contracts import Branch, CallUsage
+from knowledge_assets.llm.requests import BranchName, ExtractionRequest
+from knowledge_assets.llm.responses import ExtractionResponse
+
+FailureKind = Literal["invalid", "truncated", "refused", "rejected", "transport"]
+
+# The contract's CallUsage still names the domain-context branch by its v2 name.
+USAGE_BRANCH: dict[BranchName, Branch] = {
+    "glossary": "glossary",
+    "formula": "formula",
+    "rule": "rule",
+    "domain_context": "summary",
+}
+
+ResponseT = TypeVar("ResponseT", bound=ExtractionResponse)
+
+
+class LLMConfigurationError(RuntimeError):
+    """No call can succeed (bad key, unknown model, unreachable prompt): the run stops with a
+    message a user can act on, rather than escalating every item one by one."""
+
+
+@dataclass(frozen=True)
+class CallFailure:
+    kind: FailureKind
+    message: str
+
+
+@dataclass(frozen=True)
+class CallResult(Generic[ResponseT]):
+    request: ExtractionRequest
+    answer: ResponseT | CallFailure
+    usage: CallUsage
+    cache_hit: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return not isinstance(self.answer, CallFailure)
+
+    @property
+    def outcome(self) -> str:
+        return self.answer.kind if isinstance(self.answer, CallFailure) else "ok"
+
+
+def call_usage(
+    branch: BranchName,
+    *,
+    deployment: str,
+    tier: str,
+    prompt_tokens: int = 0,
+    cached_tokens: int = 0,
+    completion_tokens: int = 0,
+    latency_s: float = 0.0,
+    retries: int = 0,
+    structured_output_mode: str,
+) -> CallUsage:
+    # simulated is always False: the offline extractor is a real extractor, not a mock of a
+    # model, and a cache replay is a real answer that simply cost nothing this time.
+    return CallUsage(
+        branch=USAGE_BRANCH[branch],
+        deployment=deployment,
+        tier=tier,
+        prompt_tokens=prompt_tokens,
+        cached_tokens=cached_tokens,
+        completion_tokens=completion_tokens,
+        latency_s=latency_s,
+        retries=retries,
+        structured_output_mode=structured_output_mode,
+        simulated=False,
+    )

@@ -1,0 +1,102 @@
+"""Which backend and model a run talks to, resolved from explicit values and the environment
+when a run starts, never at import time.
+
+    KNOWLEDGE_LLM_BACKEND  openai | offline   forces the backend
+    OPENAI_API_KEY                             the key (never logged, stored or shown)
+    OPENAI_BASE_URL                            any OpenAI-compatible server: Azure, vLLM, Ollama
+    KNOWLEDGE_LLM_MODEL                        model or deployment name
+    KNOWLEDGE_LLM_CACHE    on | off            off bypasses the response cache
+
+Without a forced backend, `openai` is chosen when a key or a base URL is known, else the
+embedded `offline` extractor, so a user with no key and no network still gets output.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Literal
+from urllib.parse import urlsplit
+
+BackendName = Literal["openai", "offline"]
+StructuredOutputMode = Literal["auto", "json_schema", "json_object"]
+
+DEFAULT_MODEL = "gpt-5.4-nano"
+DEFAULT_TIER = "nano"
+OFFLINE_DEPLOYMENT = "offline"
+
+
+class SettingsError(ValueError):
+    pass
+
+
+@dataclass(frozen=True)
+class LLMSettings:
+    backend: BackendName
+    model: str
+    tier: str
+    base_url: str | None
+    # repr=False: a settings object printed in a traceback or a log line must not carry the key.
+    api_key: str | None = field(default=None, repr=False)
+    timeout_s: float = 60.0
+    max_retries: int = 4
+    max_concurrency: int = 8
+    structured_output: StructuredOutputMode = "auto"
+    use_cache: bool = True
+
+    @property
+    def deployment(self) -> str:
+        return OFFLINE_DEPLOYMENT if self.backend == "offline" else self.model
+
+    def describe(self) -> dict[str, str]:
+        """What a user may see in the CLI and in materialisation metadata: no key, and the base
+        URL reduced to scheme and host so credentials or tokens in its query never show."""
+        shown = {"llm_backend": self.backend, "llm_deployment": self.deployment, "llm_tier": self.tier}
+        if self.backend == "openai":
+            shown["llm_endpoint"] = _endpoint(self.base_url)
+        return shown
+
+
+def _endpoint(base_url: str | None) -> str:
+    if not base_url:
+        return "api.openai.com"
+    parts = urlsplit(base_url)
+    return f"{parts.scheme}://{parts.hostname}" + (f":{parts.port}" if parts.port else "")
+
+
+def resolve_settings(
+    *,
+    backend: str = "",
+    model: str = "",
+    tier: str = "",
+    base_url: str = "",
+    timeout_s: float = 60.0,
+    max_retries: int = 4,
+    max_concurrency: int = 8,
+    structured_output: StructuredOutputMode = "auto",
+    use_cache: bool | None = None,
+) -> LLMSettings:
+    """Explicit values win; empty ones fall back to the environment, read now."""
+    if use_cache is None:
+        use_cache = os.environ.get("KNOWLEDGE_LLM_CACHE", "on").strip().lower() not in ("off", "0", "false", "no")
+    api_key = os.environ.get("OPENAI_API_KEY") or None
+    base_url = base_url or os.environ.get("OPENAI_BASE_URL") or ""
+    chosen = (backend or os.environ.get("KNOWLEDGE_LLM_BACKEND") or "").strip().lower()
+    if not chosen:
+        chosen = "openai" if (api_key or base_url) else "offline"
+    if chosen not in ("openai", "offline"):
+        raise SettingsError(f"KNOWLEDGE_LLM_BACKEND must be openai or offline, not {chosen!r}")
+    if max_concurrency < 1 or max_retries < 0 or timeout_s <= 0:
+        raise SettingsError("max_concurrency >= 1, max_retries >= 0 and timeout_s > 0 are required")
+    return LLMSettings(
+        backend=chosen,  # type: ignore[arg-type]
+        model=model or os.environ.get("KNOWLEDGE_LLM_MODEL") or DEFAULT_MODEL,
+        tier=tier or (DEFAULT_TIER if chosen == "openai" else OFFLINE_DEPLOYMENT),
+        base_url=base_url or None,
+        api_key=api_key,
+        timeout_s=timeout_s,
+        max_retries=max_retries,
+        max_concurrency=max_concurrency,
+        structured_output=structured_output,
+        use_cache=use_cache,
+    )

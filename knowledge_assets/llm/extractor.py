@@ -8,6 +8,7 @@ the calling thread; worker threads only talk to the model.
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
@@ -32,7 +33,7 @@ from knowledge_assets.llm.responses import (
     GlossaryResponse,
     RuleResponse,
 )
-from knowledge_assets.llm.results import CallResult, call_usage
+from knowledge_assets.llm.results import CallResult, LLMConfigurationError, call_usage
 from knowledge_assets.llm.settings import LLMSettings
 from knowledge_assets.store.database import Store
 
@@ -90,8 +91,24 @@ class Extractor:
 
     def _ask(self, requests, keys, pending: list[int], results: list[CallResult | None]) -> None:
         pool = ThreadPoolExecutor(max_workers=min(self.max_concurrency, len(pending)), thread_name_prefix="llm")
+        fatal: list[LLMConfigurationError] = []
+        lock = threading.Lock()
+
+        def answer(request: ExtractionRequest) -> CallResult:
+            # After a configuration error every further call would fail the same way: a
+            # worker picks up no new request once one has seen it, and re-raises that error.
+            with lock:
+                if fatal:
+                    raise fatal[0]
+            try:
+                return self.backend.answer(request)
+            except LLMConfigurationError as exc:
+                with lock:
+                    fatal.append(exc)
+                raise
+
         try:
-            futures = {pool.submit(self.backend.answer, requests[i]): i for i in pending}
+            futures = {pool.submit(answer, requests[i]): i for i in pending}
             for future in as_completed(futures):
                 index = futures[future]
                 result = results[index] = future.result()
@@ -99,7 +116,6 @@ class Extractor:
                     self.cache.store_answer(keys[index], requests[index].branch, self.backend.name,
                                             self.backend.deployment, result.answer, result.usage.structured_output_mode)
         finally:
-            # On a configuration error the queued calls would all fail the same way: drop them.
             pool.shutdown(wait=True, cancel_futures=True)
 
     def _replay(self, request: ExtractionRequest, stored: tuple[str, str]) -> CallResult | None:

@@ -1,0 +1,134 @@
+"""Extractor.run: bounded concurrency, order, the response cache in a real DuckDB file, and
+the API key kept out of everything that is stored or logged."""
+
+from __future__ import annotations
+
+import logging
+import shutil
+from dataclasses import replace
+
+import pytest
+
+from knowledge_assets.llm.cache import ResponseCache
+from knowledge_assets.llm.extractor import Extractor
+from knowledge_assets.llm.openai_backend import OpenAIBackend
+from knowledge_assets.llm.prompts import PROMPTS_DIR, load_prompt
+from knowledge_assets.llm.requests import FormulaRequest, RuleRequest, SourceChunk
+from knowledge_assets.llm.results import CallFailure, LLMConfigurationError
+from knowledge_assets.llm.usage import record_usage
+from tests.llm.conftest import FAKE_KEY
+from tests.support.openai_server import Fault
+
+
+def chunk(n: int) -> SourceChunk:
+    return SourceChunk(chunk_id=f"DOC::{n:04d}", text=f"Chunk number {n}: Jika A, maka B.")
+
+
+def formula_requests(count: int) -> list[FormulaRequest]:
+    return [FormulaRequest(chunks=[chunk(n)]) for n in range(count)]
+
+
+def rule_requests(count: int) -> list[RuleRequest]:
+    return [RuleRequest(chunks=[chunk(n)]) for n in range(count)]
+
+
+def chunk_ids_sent(server) -> list[str]:
+    return [r.body["messages"][-1]["content"].split('<chunk id="')[1].split('"')[0] for r in server.requests]
+
+
+def test_concurrency_never_exceeds_the_limit(openai_server, llm_settings):
+    openai_server.hold_until_in_flight(3)
+    settings = replace(llm_settings, max_concurrency=3)
+    results = Extractor.from_settings(settings).run(formula_requests(9))
+    assert all(r.ok for r in results)
+    assert openai_server.max_in_flight == 3
+
+
+def test_results_come_back_in_request_order(openai_server, llm_settings):
+    requests = formula_requests(6)
+    results = Extractor.from_settings(llm_settings).run(requests)
+    assert [r.request for r in results] == requests
+
+
+def test_one_failed_item_does_not_fail_the_others(openai_server, llm_settings):
+    openai_server.inject(Fault.truncated())
+    results = Extractor.from_settings(replace(llm_settings, max_concurrency=1)).run(formula_requests(3))
+    assert [r.outcome for r in results] == ["truncated", "ok", "ok"]
+
+
+def test_a_cache_hit_sends_zero_requests(openai_server, llm_settings, store):
+    first = Extractor.from_settings(llm_settings, store).run(formula_requests(4))
+    sent = len(openai_server.requests)
+    second = Extractor.from_settings(llm_settings, store).run(formula_requests(4))
+
+    assert sent == 4 and len(openai_server.requests) == 4
+    assert [r.answer for r in second] == [r.answer for r in first]
+    assert all(r.cache_hit for r in second) and not any(r.cache_hit for r in first)
+    assert all(r.usage.prompt_tokens == r.usage.cached_tokens == r.usage.completion_tokens == 0 for r in second)
+
+
+def test_the_bypass_switch_asks_again(openai_server, llm_settings, store):
+    Extractor.from_settings(llm_settings, store).run(formula_requests(2))
+    Extractor.from_settings(replace(llm_settings, use_cache=False), store).run(formula_requests(2))
+    assert len(openai_server.requests) == 4
+
+
+def test_failures_are_not_cached(openai_server, llm_settings, store):
+    openai_server.inject(Fault.truncated())
+    first = Extractor.from_settings(llm_settings, store).run(formula_requests(1))
+    second = Extractor.from_settings(llm_settings, store).run(formula_requests(1))
+    assert first[0].outcome == "truncated"
+    assert second[0].ok and not second[0].cache_hit
+
+
+def test_a_changed_prompt_re_requests_only_its_branch(openai_server, llm_settings, store, tmp_path):
+    prompts = tmp_path / "prompts"
+    shutil.copytree(PROMPTS_DIR, prompts)
+
+    def extractor() -> Extractor:
+        templates = {branch: load_prompt(branch, prompts) for branch in ("formula", "rule")}
+        return Extractor(OpenAIBackend(llm_settings, templates), cache=ResponseCache(store))
+
+    requests = [*formula_requests(2), *rule_requests(2)]
+    extractor().run(requests)
+    rule_prompt = prompts / "rule.txt"
+    rule_prompt.write_text(rule_prompt.read_text().replace("You extract rules", "You extract every rule"))
+    results = extractor().run(requests)
+
+    assert [r.cache_hit for r in results] == [True, True, False, False]
+    resent = openai_server.requests[4:]
+    assert len(resent) == 2 and all("You extract every rule" in r.body["messages"][0]["content"] for r in resent)
+
+
+def test_a_configuration_error_stops_the_run(openai_server, llm_settings):
+    openai_server.inject(*[Fault(status=401, message="bad key")] * 20)
+    with pytest.raises(LLMConfigurationError):
+        Extractor.from_settings(replace(llm_settings, max_concurrency=1)).run(formula_requests(5))
+    assert len(openai_server.requests) == 1
+
+
+def test_the_api_key_is_sent_but_never_stored_or_logged(openai_server, llm_settings, store, caplog):
+    caplog.set_level(logging.DEBUG)
+    openai_server.inject(
+        Fault.rate_limited(retry_after=0.01),
+        Fault(status=400, message=f"key {FAKE_KEY} rejected"),
+        Fault.malformed_json(),
+        Fault.malformed_json(),
+    )
+    extractor = Extractor.from_settings(replace(llm_settings, max_concurrency=1), store)
+    results = extractor.run(formula_requests(4))
+    record_usage(store, results, doc_id="DOC", run_id="run-1")
+    openai_server.inject(Fault(status=401, message=f"Incorrect API key provided: {FAKE_KEY}"))
+    with pytest.raises(LLMConfigurationError) as raised:
+        extractor.run(formula_requests(5))
+
+    assert {r.headers["authorization"] for r in openai_server.requests} == {f"Bearer {FAKE_KEY}"}
+    # One call: 429, then a 400 whose message quotes the key; the next: malformed twice.
+    assert [r.outcome for r in results] == ["rejected", "invalid", "ok", "ok"]
+    stored = b"".join(path.read_bytes() for path in store.path.parent.iterdir() if path.is_file())
+    assert b"loopback-nano" in stored  # the file does hold what was written
+    assert FAKE_KEY.encode() not in stored
+    assert FAKE_KEY not in caplog.text
+    assert FAKE_KEY not in str(raised.value)
+    assert FAKE_KEY not in "".join(r.answer.message for r in results if isinstance(r.answer, CallFailure))
+    assert FAKE_KEY not in repr(llm_settings) and FAKE_KEY not in str(llm_settings.describe())

@@ -74,26 +74,32 @@ class DomainContextRequest(_Request):
 ExtractionRequest = GlossaryRequest | FormulaRequest | RuleRequest | DomainContextRequest
 
 
-def pack(items: Iterable[_Item], size: Callable[[_Item], int], budget: int, max_items: int) -> Iterator[list[_Item]]:
+def pack(items: Iterable[_Item], size: Callable[[_Item, list[_Item]], int], budget: int, max_items: int) -> Iterator[list[_Item]]:
     """Greedy batches in input order, each within `budget` (an item larger than the budget goes
-    alone) and at most `max_items` long. Fewer, fuller calls are what keeps a document's
-    request count and repeated prompt prefix down."""
+    alone) and at most `max_items` long; `size` is what an item adds to the batch so far.
+    Fewer, fuller calls are what keeps a document's request count and repeated prompt prefix
+    down."""
     batch: list[_Item] = []
     used = 0
     for item in items:
-        cost = size(item)
-        if batch and (used + cost > budget or len(batch) >= max_items):
+        if batch and (used + size(item, batch) > budget or len(batch) >= max_items):
             yield batch
             batch, used = [], 0
+        used += size(item, batch)
         batch.append(item)
-        used += cost
     if batch:
         yield batch
 
 
 def chunk_batches(chunks: Iterable[SourceChunk], budget_chars: int = 9000, max_chunks: int = 16) -> Iterator[list[SourceChunk]]:
-    return pack(chunks, lambda chunk: len(chunk.text), budget_chars, max_chunks)
+    return pack(chunks, lambda chunk, _: len(chunk.text), budget_chars, max_chunks)
 
 
 def cluster_batches(clusters: Iterable[TermCluster], budget_chars: int = 9000, max_clusters: int = 12) -> Iterator[list[TermCluster]]:
-    return pack(clusters, lambda cluster: sum(len(c.text) for c in cluster.chunks), budget_chars, max_clusters)
+    """A chunk shared by clusters of one batch is sent once, so it is counted once: clusters
+    in document order then share most of their chunks with their batch."""
+    def added_chars(cluster: TermCluster, batch: list[TermCluster]) -> int:
+        present = {chunk.chunk_id for other in batch for chunk in other.chunks}
+        return sum(len(chunk.text) for chunk in cluster.chunks if chunk.chunk_id not in present)
+
+    return pack(clusters, added_chars, budget_chars, max_clusters)

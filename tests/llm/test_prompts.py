@@ -86,3 +86,4 @@ def test_prompt_hashes_follow_the_file_contents(tmp_path):
     rule.write_text(rule.read_text().replace("You extract rules", "You extract every rule"))
     after = prompt_hashes(tmp_path)
     assert [b for b in PLACEHOLDERS if before[b] != after[b]] == ["rule"]
+

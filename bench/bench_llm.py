@@ -1,0 +1,137 @@
+"""LLM layer benchmark: one sample document through all four branches against the loopback
+OpenAI-compatible server with a simulated model latency. Run by hand, not a test:
+
+    python bench/bench_llm.py [--latency 0.5] [--document eval_assets/documents/std_parameter_produksi.pdf]
+
+Reports requests sent, prompt tokens, the provider-cache share the server reports, and wall
+time at concurrency 1 and 8, then a second run served from the response cache. The server
+answers each request with what the offline extractor finds in it, so completion sizes are
+those of real answers. Clusters are built from the document's `Long Form (ABBR)` pairs and
+headings (the terms stage's own clusters would do the same job here).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from knowledge_assets.ingest.documents import identify  # noqa: E402
+from knowledge_assets.ingest.parse import parse_document  # noqa: E402
+from knowledge_assets.llm.extractor import Extractor  # noqa: E402
+from knowledge_assets.llm.offline import OfflineBackend  # noqa: E402
+from knowledge_assets.llm.offline.text import abbreviation_pairs  # noqa: E402
+from knowledge_assets.llm.prompts import load_prompt, placeholder_values  # noqa: E402
+from knowledge_assets.llm.requests import (  # noqa: E402
+    DomainContextRequest,
+    FormulaRequest,
+    GlossaryRequest,
+    RuleRequest,
+    SourceChunk,
+    TermCluster,
+    chunk_batches,
+    cluster_batches,
+)
+from knowledge_assets.llm.settings import LLMSettings  # noqa: E402
+from knowledge_assets.llm.usage import usage_totals  # noqa: E402
+from knowledge_assets.store.database import Store  # noqa: E402
+from tests.support.openai_server import OpenAIServer  # noqa: E402
+
+CHUNKS_PER_CLUSTER = 2
+DOMAIN_CONTEXT_CHUNKS = 4
+
+
+def document_chunks(path: Path) -> list[SourceChunk]:
+    parsed = parse_document(identify(path))
+    return [SourceChunk(chunk_id=c.chunk_id, text=c.text, heading_path=c.heading_path) for c in parsed.chunks]
+
+
+def clusters(chunks: list[SourceChunk]) -> list[TermCluster]:
+    """A cluster per abbreviation the document expands, per numbered heading and per formula
+    name, each with the first chunks that mention it, in document order."""
+    found: dict[str, dict] = {}
+    for chunk in chunks:
+        for (start, end), abbreviation in abbreviation_pairs(chunk.text):
+            long_form = chunk.text[start:end]
+            found.setdefault(abbreviation, {"canonical": long_form, "abbreviation": abbreviation, "long_forms": [long_form]})
+        for heading in chunk.heading_path:
+            title = heading.split(" ", 1)[-1]
+            if not abbreviation_pairs(title):
+                found.setdefault(title, {"canonical": title})
+    for formula in OfflineBackend().answer(FormulaRequest(chunks=chunks)).answer.formulas:
+        found.setdefault(formula.name, {"canonical": formula.name})
+    result = []
+    for surface, entry in found.items():
+        mentioning = [c for c in chunks if surface in c.text or entry["canonical"] in c.text]
+        if mentioning:
+            result.append(TermCluster(key=f"t_{surface}", **entry, chunks=mentioning[:CHUNKS_PER_CLUSTER]))
+    return sorted(result, key=lambda cluster: cluster.chunks[0].chunk_id)
+
+
+def requests_for(chunks: list[SourceChunk]) -> list:
+    outline = list(dict.fromkeys(h for c in chunks for h in c.heading_path))
+    return [
+        *(GlossaryRequest(clusters=batch) for batch in cluster_batches(clusters(chunks))),
+        *(FormulaRequest(chunks=batch) for batch in chunk_batches(chunks)),
+        *(RuleRequest(chunks=batch) for batch in chunk_batches(chunks)),
+        DomainContextRequest(outline=outline, chunks=chunks[:DOMAIN_CONTEXT_CHUNKS]),
+    ]
+
+
+def offline_answers(requests: list) -> dict[str, str]:
+    """The user message of each request → the offline extractor's answer to it."""
+    backend = OfflineBackend()
+    return {
+        load_prompt(r.branch).messages(placeholder_values(r))[1]["content"]: backend.answer(r).answer.model_dump_json()
+        for r in requests
+    }
+
+
+def measure(label: str, concurrency: int, store: Store | None, requests: list, answers: dict[str, str], latency: float) -> dict:
+    """One run against a fresh server, so its provider-side prompt cache starts cold."""
+    with OpenAIServer(lambda body: answers[body["messages"][-1]["content"]], latency_s=latency) as server:
+        # The key is a placeholder: the loopback server checks nothing.
+        settings = LLMSettings(backend="openai", model="loopback-nano", tier="nano", base_url=server.base_url,
+                               api_key="sk-bench", timeout_s=30.0, max_concurrency=concurrency,
+                               use_cache=store is not None)
+        started = time.perf_counter()
+        results = Extractor.from_settings(settings, store).run(requests)
+        wall = time.perf_counter() - started
+        sent = len(server.requests)
+    totals = usage_totals(results)
+    return {"run": label, "calls": totals["llm_calls"], "requests": sent,
+            "failed": totals["llm_failed"], "prompt_tokens": totals["llm_prompt_tokens"],
+            "cached_share": totals["llm_cached_share"], "completion_tokens": totals["llm_completion_tokens"],
+            "wall_s": round(wall, 2)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--document", type=Path, default=ROOT / "eval_assets" / "documents" / "std_parameter_produksi.pdf")
+    parser.add_argument("--latency", type=float, default=0.5)
+    args = parser.parse_args()
+
+    chunks = document_chunks(args.document)
+    requests = requests_for(chunks)
+    answers = offline_answers(requests)
+    branches = {b: sum(1 for r in requests if r.branch == b) for b in ("glossary", "formula", "rule", "domain_context")}
+    print(f"{args.document.name}: {len(chunks)} chunks, {len(clusters(chunks))} clusters, calls per branch {branches}")
+
+    with tempfile.TemporaryDirectory() as scratch:
+        store = Store(Path(scratch) / "bench.duckdb")
+        rows = [
+            measure("concurrency 1, no response cache", 1, None, requests, answers, args.latency),
+            measure("concurrency 8, response cache cold", 8, store, requests, answers, args.latency),
+            measure("concurrency 8, response cache warm", 8, store, requests, answers, args.latency),
+        ]
+    print(json.dumps(rows, indent=1))
+
+
+if __name__ == "__main__":
+    main()

@@ -26,7 +26,7 @@ import openai
 import pydantic
 from openai import OpenAI
 
-from knowledge_assets.llm.prompts import PromptTemplate, load_prompt, placeholder_values
+from knowledge_assets.llm.prompts import PLACEHOLDERS, PromptTemplate, load_prompt, placeholder_values
 from knowledge_assets.llm.requests import BranchName, ExtractionRequest
 from knowledge_assets.llm.responses import RESPONSE_FOR
 from knowledge_assets.llm.results import CallFailure, CallResult, LLMConfigurationError, call_usage
@@ -84,7 +84,9 @@ class OpenAIBackend:
     def __init__(self, settings: LLMSettings, prompts: dict[BranchName, PromptTemplate] | None = None,
                  sleep: Callable[[float], None] = time.sleep):
         self.settings = settings
-        self._prompts = prompts or {}
+        # Loaded once, up front: a missing or malformed prompt file fails before any request,
+        # and worker threads only ever read this dict.
+        self._prompts = prompts if prompts is not None else {branch: load_prompt(branch) for branch in PLACEHOLDERS}
         self._sleep = sleep
         self._mode = "json_object" if settings.structured_output == "json_object" else "json_schema"
         self._mode_lock = threading.Lock()
@@ -101,8 +103,6 @@ class OpenAIBackend:
         return self.settings.tier
 
     def prompt(self, branch: BranchName) -> PromptTemplate:
-        if branch not in self._prompts:
-            self._prompts[branch] = load_prompt(branch)
         return self._prompts[branch]
 
     def cache_identity(self, request: ExtractionRequest) -> dict:
@@ -116,7 +116,6 @@ class OpenAIBackend:
         spent, retries, invalid = _Spent(), 0, 0
         failure: CallFailure | None = None
         response = None
-        mode = self._mode
         while response is None and failure is None:
             mode = self._mode
             try:

@@ -1,0 +1,55 @@
+"""The term stage: a parsed document in, its mentions, noise verdicts and ranked clusters out.
+
+    candidates (discovery) → every occurrence of them (raw mentions) → noise filter
+    → clusters ranked by mention count, then canonical
+
+Needs no model and no network, and reads nothing but the document.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+from knowledge_assets.contracts import ParsedDocument
+from knowledge_assets.terms.clusters import TermCluster, cluster_mentions
+from knowledge_assets.terms.discovery import discover
+from knowledge_assets.terms.mentions import Mention, find_occurrences
+from knowledge_assets.terms.noise import screen
+
+# Bump when a change to the stage can change its output: it feeds the asset's code_version.
+FUNNEL_VERSION = "1"
+
+
+@dataclass(frozen=True)
+class TermFunnel:
+    doc_id: str
+    page_count: int
+    mentions: list[Mention]  # every raw mention in document order: noise reason or term_id set
+    clusters: list[TermCluster]  # ranked
+
+    @property
+    def raw_mentions(self) -> int:
+        return len(self.mentions)
+
+    @property
+    def mentions_after_noise(self) -> int:
+        return sum(m.noise is None for m in self.mentions)
+
+    def noise_by_reason(self) -> dict[str, int]:
+        return dict(sorted(Counter(m.noise for m in self.mentions if m.noise).items()))
+
+
+def run_term_funnel(parsed: ParsedDocument) -> TermFunnel:
+    # Chunks and pages are taken in document order whatever order they arrive in, so the
+    # result, and every term_id, depends on the document alone.
+    chunks = sorted(parsed.chunks, key=lambda c: c.seq)
+    pages = sorted(parsed.pages, key=lambda p: p.page)
+    found = discover(chunks)
+    screened = screen(find_occurrences(chunks, found.candidates), chunks, pages, found)
+    kept = [m for m in screened if m.noise is None]
+    clusters, clustered = cluster_mentions(parsed.doc_id, kept, chunks, found.pairs, found.aliases)
+    noise = [m for m in screened if m.noise is not None]
+    order = {chunk.chunk_id: chunk.seq for chunk in chunks}
+    mentions = sorted(noise + clustered, key=lambda m: (order[m.chunk_id], m.start))
+    return TermFunnel(parsed.doc_id, parsed.page_count, mentions, clusters)

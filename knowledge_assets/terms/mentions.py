@@ -1,0 +1,127 @@
+"""A mention is one occurrence of a candidate term: where it is and its exact surface.
+
+Extractors find the candidates; `find_occurrences` then counts every occurrence of every
+candidate surface across the document, so mention counts rank terms by how often the
+document uses them, not by how often a pattern happened to fire.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Literal, get_args
+
+from knowledge_assets.contracts import Chunk
+from knowledge_assets.terms.tokens import Token, is_acronym, tokens, word_key
+
+MentionKind = Literal[
+    "short_form",
+    "long_form",
+    "heading",
+    "defined",
+    "symbol",
+    "phrase",
+    "gloss",
+    "classified",
+    "acronym",
+    "organisation",
+    "occurrence",
+]
+# When two extractors find the same span, the more telling kind names it.
+_KIND_PRIORITY: tuple[MentionKind, ...] = get_args(MentionKind)
+
+
+@dataclass(frozen=True)
+class Mention:
+    chunk_id: str
+    start: int
+    end: int
+    surface: str  # chunk.text[start:end], verbatim
+    kind: MentionKind
+    noise: str | None = None  # why the noise filter dropped it; None when kept
+    term_id: str | None = None  # the cluster it joined
+
+    @classmethod
+    def at(cls, chunk: Chunk, start: int, end: int, kind: MentionKind) -> Mention:
+        return cls(chunk.chunk_id, start, end, chunk.text[start:end], kind)
+
+    @classmethod
+    def over(cls, chunk: Chunk, words: list[Token], kind: MentionKind) -> Mention:
+        return cls.at(chunk, words[0].start, words[-1].end, kind)
+
+
+def find_occurrences(chunks: list[Chunk], candidates: list[Mention]) -> list[Mention]:
+    """Every occurrence of every candidate surface, longest match first and never overlapping.
+
+    Acronyms and other short forms match case-sensitively (`MA` is not `ma`); other surfaces
+    match up to case and plural (`Delay`, `delays`). An occurrence that is exactly a
+    candidate's span keeps the candidate's kind.
+    """
+    surfaces = _Gazetteer(candidates)
+    kinds = _kinds_by_span(candidates)
+    found: list[Mention] = []
+    for chunk in chunks:
+        words = tokens(chunk.text)
+        keys = [word_key(w.text) for w in words]
+        joined = [_one_line_break_at_most(chunk.text[a.end : b.start]) for a, b in zip(words, words[1:])]
+        index = 0
+        while index < len(words):
+            length = surfaces.longest_match(words, keys, joined, index)
+            if length:
+                start, end = words[index].start, words[index + length - 1].end
+                kind = kinds.get((chunk.chunk_id, start, end), "occurrence")
+                found.append(Mention.at(chunk, start, end, kind))
+                index += length
+            else:
+                index += 1
+    return found
+
+
+def _one_line_break_at_most(gap: str) -> bool:
+    # A known surface is recognised across any single line break ("Equipment\nCapacity
+    # Analysis" in a title block); extractors, which guess, are stricter.
+    return not gap.strip() and gap.count("\n") <= 1
+
+
+def _kinds_by_span(candidates: Iterable[Mention]) -> dict[tuple[str, int, int], MentionKind]:
+    kinds: dict[tuple[str, int, int], MentionKind] = {}
+    for m in sorted(candidates, key=lambda m: _KIND_PRIORITY.index(m.kind), reverse=True):
+        kinds[(m.chunk_id, m.start, m.end)] = m.kind
+    return kinds
+
+
+def _exact_key(word: str) -> str:
+    return word[:-1] if is_acronym(word) and word.endswith("s") else word
+
+
+class _Gazetteer:
+    """Candidate surfaces as word-tuple keys: a lookup per word n-gram, linear in the text."""
+
+    def __init__(self, candidates: list[Mention]):
+        self.exact: set[tuple[str, ...]] = set()
+        self.folded: set[tuple[str, ...]] = set()
+        self.longest = 1
+        for mention in candidates:
+            words = [t.text for t in tokens(mention.surface)]
+            if not words:
+                continue
+            self.longest = max(self.longest, len(words))
+            if len(words) == 1 and _is_case_sensitive(words[0], mention.kind):
+                self.exact.add((_exact_key(words[0]),))
+            else:
+                self.folded.add(tuple(word_key(w) for w in words))
+
+    def longest_match(self, words: list[Token], keys: list[str], joined: list[bool], index: int) -> int:
+        run = 1
+        while run < self.longest and index + run < len(words) and joined[index + run - 1]:
+            run += 1
+        for length in range(run, 0, -1):
+            if length == 1 and (_exact_key(words[index].text),) in self.exact:
+                return 1
+            if tuple(keys[index : index + length]) in self.folded:
+                return length
+        return 0
+
+
+def _is_case_sensitive(word: str, kind: MentionKind) -> bool:
+    return is_acronym(word) or kind == "short_form" or len(word) <= 3

@@ -1,0 +1,146 @@
+"""Words, their shapes and the normalised key that decides when two surfaces are one term."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from knowledge_assets.terms.lexicon import CONNECTORS, STOPWORDS
+
+# A number is one token ("1.250.000", "0,85", "100%"); a word may join its parts with - / '
+# so "Gain/Loss", "year-to-date" and "SKT-STD-PRM-001" stay whole.
+WORD = re.compile(r"\d+(?:[.,]\d+)*%?|[^\W_](?:\w|[-/'’](?=[^\W_]))*")
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*%?")
+_SENTENCE_END = ".!?:;"
+# A dash or star opens a list item at the start of a line and separates clauses
+# ("Revisi 01 - 1 Maret 2023 - Penambahan …"); only in a formula line is it a minus.
+_BULLETS = "-–*•"
+# A PDF wraps prose at about a hundred characters; a shorter line is a heading, a list item
+# or a title-block line, so the next line starts afresh.
+WRAPPED_LINE_MIN = 60
+
+
+@dataclass(frozen=True)
+class Token:
+    text: str
+    start: int
+    end: int
+
+
+def tokens(text: str) -> list[Token]:
+    return [Token(m.group(), m.start(), m.end()) for m in WORD.finditer(text)]
+
+
+def collapse(text: str) -> str:
+    """The surface as a reader sees it: one space wherever the source broke a line."""
+    return " ".join(text.split())
+
+
+def is_number(word: str) -> bool:
+    return _NUMBER.fullmatch(word) is not None
+
+
+def is_stopword(word: str) -> bool:
+    return word.lower() in STOPWORDS
+
+
+def is_connector(word: str) -> bool:
+    return word.lower() in CONNECTORS
+
+
+def is_acronym(word: str) -> bool:
+    """`PA`, `MOHH`, `KPIs`, `P2H`: two or more capitals and no other lowercase than a plural s."""
+    core = word[:-1] if word.endswith("s") else word
+    capitals = sum(c.isupper() for c in core)
+    return (
+        capitals >= 2
+        and len(word) <= 10
+        and not any(c.islower() for c in core)
+        and all(c.isalnum() or c in "&-" for c in core)
+        and not re.search(r"\d{2}", core)
+    )
+
+
+def is_title_word(word: str) -> bool:
+    """Capitalised, and not a code such as "SKT-STD-PRM-001"."""
+    return word[:1].isupper() and not any(c.isdigit() for c in word)
+
+
+def gaps_are_spaces(text: str, left: Token, right: Token) -> bool:
+    """Whether two tokens belong to one run of words: only spaces between them, or a line
+    break inside wrapped prose."""
+    gap = text[left.end : right.start]
+    if gap.strip():
+        return False
+    if "\n" not in gap:
+        return True
+    line_start = text.rfind("\n", 0, left.end) + 1
+    return gap.count("\n") == 1 and _wraps(text[line_start : left.end])
+
+
+def starts_sentence(text: str, position: int) -> bool:
+    """Whether the word at `position` opens a sentence, a list item or a line after a short one."""
+    index = last_visible(text, position)
+    if index < 0 or text[index] in _SENTENCE_END:
+        return True
+    if text[index] in _BULLETS:
+        line_start = text.rfind("\n", 0, index) + 1
+        line_end = text.find("\n", index)
+        in_formula = "=" in text[line_start : len(text) if line_end < 0 else line_end]
+        return not text[line_start:index].strip() or not in_formula
+    if text[index] != "\n":
+        return False
+    previous_line = text[text.rfind("\n", 0, index) + 1 : index]
+    return not previous_line.strip() or not _wraps(previous_line)
+
+
+def last_visible(text: str, position: int) -> int:
+    """The index of the last character before `position` that is not a space or a tab."""
+    index = position - 1
+    while index >= 0 and text[index] in " \t":
+        index -= 1
+    return index
+
+
+def _wraps(line: str) -> bool:
+    """Whether a line is prose that continues on the next line. A formula or legend line
+    never does, however long."""
+    return len(line) >= WRAPPED_LINE_MIN and "=" not in line
+
+
+def singular(word: str) -> str:
+    """An English plural reduced to its singular; used for keys only, never for a canonical."""
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return word[:-1]
+    return word
+
+
+def word_key(word: str) -> str:
+    if is_acronym(word):
+        return (word[:-1] if word.endswith("s") else word).lower()
+    parts = re.split(r"[-/'’]", word.lower())
+    if len(set(parts)) == 1:
+        # Indonesian reduplication marks the plural: "unit-unit" is "unit".
+        return singular(parts[0])
+    return singular("".join(parts))
+
+
+def key_words(surface: str) -> list[str]:
+    return [word_key(w) for w in WORD.findall(surface)]
+
+
+def term_key(surface: str) -> str:
+    """Case, spacing, joiner and plural variants of a surface share one key:
+    "Cut-off", "cut off" and "cutoffs" are all `cutoff`; "Gain/Loss" and "Gain / Loss" meet."""
+    return "".join(key_words(surface))
+
+
+def iter_lines(text: str) -> Iterator[tuple[int, str]]:
+    """Each line with the offset where it starts."""
+    offset = 0
+    for line in text.split("\n"):
+        yield offset, line
+        offset += len(line) + 1

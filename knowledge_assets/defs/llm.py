@@ -36,6 +36,7 @@ class KnowledgeLLM(dg.ConfigurableResource):
     max_retries: int = 4
     max_concurrency: int = 8
     structured_output: StructuredOutputMode = "auto"
+    # False bypasses the response cache; True leaves it to KNOWLEDGE_LLM_CACHE (default on).
     use_cache: bool = True
     price: LLMPrice | None = None
 

@@ -1,10 +1,14 @@
-"""The KnowledgeLLM Dagster resource: settings resolved at run time, code versions per branch."""
+"""The KnowledgeLLM Dagster resource: settings resolved at run time, code versions per branch.
 
-from __future__ import annotations
+No `from __future__ import annotations` here: Dagster reads the probe asset's annotations."""
+
+import dagster as dg
 
 from knowledge_assets.defs.llm import KnowledgeLLM, LLMPrice
 from knowledge_assets.llm.offline import OfflineBackend
 from knowledge_assets.llm.openai_backend import OpenAIBackend
+from knowledge_assets.llm.requests import RuleRequest, SourceChunk
+from knowledge_assets.llm.usage import record_usage, usage_totals
 from tests.llm.conftest import FAKE_KEY
 
 
@@ -44,3 +48,20 @@ def test_a_configured_price_prices_an_unlisted_deployment(monkeypatch):
     resource = KnowledgeLLM(model="qwen3-8b", price=LLMPrice(input=0.1, cached_input=0.01, output=0.2))
     assert resource.price_table_entry().output == 0.2
     assert KnowledgeLLM(model="qwen3-8b").price_table_entry() is None
+
+
+def test_an_asset_materialises_with_the_resource(monkeypatch, store):
+    clear(monkeypatch)
+    request = RuleRequest(chunks=[SourceChunk(chunk_id="D::0001", text="Jika data kosong, maka gunakan plan.")])
+
+    @dg.asset
+    def probe(context: dg.AssetExecutionContext, knowledge_llm: KnowledgeLLM) -> dg.MaterializeResult:
+        results = knowledge_llm.extractor(store).run([request])
+        record_usage(store, results, doc_id="D", run_id=context.run.run_id)
+        return dg.MaterializeResult(metadata={**knowledge_llm.metadata(), **usage_totals(results, knowledge_llm.price_table_entry())})
+
+    outcome = dg.materialize([probe], resources={"knowledge_llm": KnowledgeLLM()}, instance=dg.DagsterInstance.ephemeral())
+    metadata = outcome.asset_materializations_for_node("probe")[0].metadata
+    assert metadata["llm_backend"].value == "offline" and metadata["llm_calls"].value == 1
+    assert metadata["llm_cost_usd"].value == 0.0
+    assert store.fetch("SELECT deployment, outcome FROM llm_usage") == [{"deployment": "offline", "outcome": "ok"}]

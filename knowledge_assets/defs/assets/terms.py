@@ -1,3 +1,85 @@
 """Assets of the term funnel."""
 
-ASSETS: list = []
+import dagster as dg
+
+from knowledge_assets.defs.assets.ingest import parsed_chunks
+from knowledge_assets.defs.partitions import documents
+from knowledge_assets.defs.resources import KnowledgeStore
+from knowledge_assets.evaluation.gold import load_gold
+from knowledge_assets.evaluation.terms import clusters_outside_gold, compression, gold_precision, term_filter_recall
+from knowledge_assets.store.parsed import load_parsed
+from knowledge_assets.store.terms import write_terms
+from knowledge_assets.terms.funnel import FUNNEL_VERSION, TermFunnel, run_term_funnel
+
+_PREVIEW_CLUSTERS = 15
+
+
+def _preview(funnel: TermFunnel) -> str:
+    lines = ["| rank | canonical | abbreviation | mentions | surfaces |", "|---|---|---|---|---|"]
+    for cluster in funnel.clusters[:_PREVIEW_CLUSTERS]:
+        surfaces = ", ".join(cluster.surfaces).replace("|", "\\|")
+        canonical = cluster.canonical.replace("|", "\\|")
+        lines.append(
+            f"| {cluster.rank} | {canonical} | {cluster.abbreviation or ''} | {cluster.mention_count} | {surfaces} |"
+        )
+    return "\n".join(lines)
+
+
+def _gold_scores(funnel: TermFunnel) -> dict[str, float]:
+    gold = load_gold(funnel.doc_id)
+    if gold is None or not gold.terms:
+        return {}
+    outside = len(clusters_outside_gold(gold.terms, funnel.clusters))
+    return {
+        "e1_term_filter_recall": term_filter_recall(gold.terms, funnel.clusters),
+        "gold_precision": gold_precision(gold.terms, funnel.clusters),
+        # Non-gold clusters per page: an upper bound on noise clusters per page, since a
+        # cluster outside the gold list may still be a defensible term.
+        "non_gold_clusters_per_page": outside / max(funnel.page_count, 1),
+    }
+
+
+@dg.asset(
+    partitions_def=documents,
+    deps=[parsed_chunks],
+    group_name="terms",
+    kinds={"python", "duckdb"},
+    owners=["team:knowledge-assets"],
+    code_version=f"term_clusters-{FUNNEL_VERSION}",
+    automation_condition=dg.AutomationCondition.eager(),
+    description=(
+        "The document's candidate terms: every mention (abbreviations and their long forms, "
+        "heading and defined terms, capitalised phrases, glosses, formula symbols), the noise "
+        "filter's verdict on each, and the clusters of surface variants ranked by mention "
+        "count, each with a deterministic canonical and term_id. Tables: term_mentions, "
+        "term_clusters."
+    ),
+)
+def term_clusters(context: dg.AssetExecutionContext, knowledge_store: KnowledgeStore) -> dg.MaterializeResult:
+    store = knowledge_store.open()
+    parsed = load_parsed(store, context.partition_key)
+    if parsed is None:
+        raise dg.Failure(
+            description=f"{context.partition_key}: no parsed document; materialise parsed_chunks first",
+            allow_retries=False,
+        )
+    funnel = run_term_funnel(parsed)
+    write_terms(store, funnel)
+    clusters = len(funnel.clusters)
+    return dg.MaterializeResult(
+        metadata={
+            "dagster/row_count": clusters,
+            "raw_mentions": funnel.raw_mentions,
+            "mentions_after_noise": funnel.mentions_after_noise,
+            "clusters": clusters,
+            "compression": compression(funnel.mentions_after_noise, clusters),
+            **{f"noise_{reason}": count for reason, count in funnel.noise_by_reason().items()},
+            **_gold_scores(funnel),
+            "table": "term_clusters",
+            "database": dg.MetadataValue.path(str(store.path)),
+            "preview": dg.MetadataValue.md(_preview(funnel)),
+        }
+    )
+
+
+ASSETS = [term_clusters]

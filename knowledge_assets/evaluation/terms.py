@@ -1,0 +1,55 @@
+"""Scores of the term funnel against gold (issue 3).
+
+- E1 term-filter recall: the share of gold terms that survive to some cluster; a gold term
+  is found when its canonical or its abbreviation equals a cluster surface, ignoring case.
+- E2 compression: mentions after the noise filter per cluster.
+- Gold precision: the share of clusters that hold a gold term. A floor for precision, since
+  a cluster outside the gold list may still be a defensible term.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from knowledge_assets.evaluation.gold import GoldTerm
+from knowledge_assets.terms.clusters import TermCluster
+
+
+def _fold(text: str) -> str:
+    return " ".join(text.split()).casefold()
+
+
+def _names(term: GoldTerm) -> set[str]:
+    return {_fold(name) for name in (term.canonical, term.abbreviation) if name}
+
+
+def _surfaces(cluster: TermCluster) -> set[str]:
+    return {_fold(surface) for surface in cluster.surfaces}
+
+
+def missed_gold_terms(gold: Sequence[GoldTerm], clusters: Sequence[TermCluster]) -> list[GoldTerm]:
+    surfaces = set().union(*(_surfaces(c) for c in clusters))
+    return [term for term in gold if not _names(term) & surfaces]
+
+
+def term_filter_recall(gold: Sequence[GoldTerm], clusters: Sequence[TermCluster]) -> float:
+    """E1."""
+    if not gold:
+        raise ValueError("E1 needs at least one gold term")
+    return 1 - len(missed_gold_terms(gold, clusters)) / len(gold)
+
+
+def compression(mentions_after_noise: int, clusters: int) -> float:
+    """E2: how many mentions, on average, each cluster gathers."""
+    return mentions_after_noise / clusters if clusters else 0.0
+
+
+def clusters_outside_gold(gold: Sequence[GoldTerm], clusters: Sequence[TermCluster]) -> list[TermCluster]:
+    names = set().union(*(_names(term) for term in gold))
+    return [c for c in clusters if not _surfaces(c) & names]
+
+
+def gold_precision(gold: Sequence[GoldTerm], clusters: Sequence[TermCluster]) -> float:
+    if not clusters:
+        return 0.0
+    return 1 - len(clusters_outside_gold(gold, clusters)) / len(clusters)

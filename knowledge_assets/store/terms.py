@@ -1,0 +1,63 @@
+"""Writes a document's term funnel as its partition's rows and reads the clusters back."""
+
+from __future__ import annotations
+
+from knowledge_assets.contracts import Provenance
+from knowledge_assets.store.database import Store
+from knowledge_assets.terms.clusters import TermCluster
+from knowledge_assets.terms.funnel import TermFunnel
+
+
+def write_terms(store: Store, funnel: TermFunnel) -> None:
+    """Replaces the document's mentions and clusters together, so they never disagree."""
+    store.replace_partition(
+        funnel.doc_id,
+        {
+            "term_mentions": [
+                {
+                    "doc_id": funnel.doc_id,
+                    "chunk_id": m.chunk_id,
+                    "char_start": m.start,
+                    "char_end": m.end,
+                    "surface": m.surface,
+                    "kind": m.kind,
+                    "noise": m.noise,
+                    "term_id": m.term_id,
+                }
+                for m in funnel.mentions
+            ],
+            "term_clusters": [
+                {
+                    "doc_id": c.doc_id,
+                    "term_id": c.term_id,
+                    "canonical": c.canonical,
+                    "abbreviation": c.abbreviation,
+                    "long_forms": list(c.long_forms),
+                    "surfaces": list(c.surfaces),
+                    "mention_count": c.mention_count,
+                    "rank": c.rank,
+                    "provenance": c.provenance.model_dump(),
+                }
+                for c in funnel.clusters
+            ],
+        },
+    )
+
+
+def load_clusters(store: Store, doc_id: str) -> list[TermCluster]:
+    """The document's clusters in review order (rank 1 first); empty if none were written."""
+    rows = store.fetch("SELECT * FROM term_clusters WHERE doc_id = ? ORDER BY rank", [doc_id])
+    return [
+        TermCluster(
+            doc_id=row["doc_id"],
+            term_id=row["term_id"],
+            canonical=row["canonical"],
+            abbreviation=row["abbreviation"],
+            long_forms=tuple(row["long_forms"]),
+            surfaces=tuple(row["surfaces"]),
+            mention_count=row["mention_count"],
+            rank=row["rank"],
+            provenance=Provenance(**row["provenance"]),
+        )
+        for row in rows
+    ]

@@ -1,7 +1,9 @@
 """LLM layer benchmark: one sample document through all four branches against the loopback
 OpenAI-compatible server with a simulated model latency. Run by hand, not a test:
 
-    python bench/bench_llm.py [--latency 0.5] [--document eval_assets/documents/std_parameter_produksi.pdf]
+    python -m bench.bench_llm [--latency 0.5] [--document eval_assets/documents/std_parameter_produksi.pdf]
+
+(from the project root, so `tests.support` imports).
 
 Reports requests sent, prompt tokens, the provider-cache share the server reports, and wall
 time at concurrency 1 and 8, then a second run served from the response cache. The server
@@ -14,21 +16,17 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from knowledge_assets.ingest.documents import identify  # noqa: E402
-from knowledge_assets.ingest.parse import parse_document  # noqa: E402
-from knowledge_assets.llm.extractor import Extractor  # noqa: E402
-from knowledge_assets.llm.offline import OfflineBackend  # noqa: E402
-from knowledge_assets.llm.offline.text import abbreviation_pairs  # noqa: E402
-from knowledge_assets.llm.prompts import load_prompt, placeholder_values  # noqa: E402
-from knowledge_assets.llm.requests import (  # noqa: E402
+from knowledge_assets.ingest.documents import identify
+from knowledge_assets.ingest.parse import parse_document
+from knowledge_assets.llm.extractor import Extractor
+from knowledge_assets.llm.offline import OfflineBackend
+from knowledge_assets.llm.offline.text import abbreviation_pairs
+from knowledge_assets.llm.prompts import load_prompt, placeholder_values
+from knowledge_assets.llm.requests import (
     DomainContextRequest,
     FormulaRequest,
     GlossaryRequest,
@@ -38,11 +36,12 @@ from knowledge_assets.llm.requests import (  # noqa: E402
     chunk_batches,
     cluster_batches,
 )
-from knowledge_assets.llm.settings import LLMSettings  # noqa: E402
-from knowledge_assets.llm.usage import usage_totals  # noqa: E402
-from knowledge_assets.store.database import Store  # noqa: E402
-from tests.support.openai_server import OpenAIServer  # noqa: E402
+from knowledge_assets.llm.settings import LLMSettings
+from knowledge_assets.llm.usage import usage_totals
+from knowledge_assets.store.database import Store
+from tests.support.openai_server import OpenAIServer
 
+ROOT = Path(__file__).resolve().parents[1]
 CHUNKS_PER_CLUSTER = 2
 DOMAIN_CONTEXT_CHUNKS = 4
 

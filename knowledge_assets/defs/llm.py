@@ -32,7 +32,7 @@ class KnowledgeLLM(dg.ConfigurableResource):
     model: str = ""
     tier: str = ""
     base_url: str = ""
-    timeout_s: float = 60.0
+    timeout_s: float = 120.0
     max_retries: int = 4
     max_concurrency: int = 8
     structured_output: StructuredOutputMode = "auto"

@@ -38,7 +38,7 @@ class LLMSettings:
     base_url: str | None
     # repr=False: a settings object printed in a traceback or a log line must not carry the key.
     api_key: str | None = field(default=None, repr=False)
-    timeout_s: float = 60.0
+    timeout_s: float = 120.0
     max_retries: int = 4
     max_concurrency: int = 8
     structured_output: StructuredOutputMode = "auto"
@@ -70,7 +70,7 @@ def resolve_settings(
     model: str = "",
     tier: str = "",
     base_url: str = "",
-    timeout_s: float = 60.0,
+    timeout_s: float = 120.0,
     max_retries: int = 4,
     max_concurrency: int = 8,
     structured_output: StructuredOutputMode = "auto",

@@ -16,6 +16,7 @@ _SENTENCE_END = ".!?:;"
 # A dash or star opens a list item at the start of a line and separates clauses
 # ("Revisi 01 - 1 Maret 2023 - Penambahan …"); only in a formula line is it a minus.
 _BULLETS = "-–*•"
+_LONGEST_KEPT_ACRONYM = 4
 # A PDF wraps prose at about a hundred characters; a shorter line is a heading, a list item
 # or a title-block line, so the next line starts afresh.
 WRAPPED_LINE_MIN = 60
@@ -91,8 +92,8 @@ def starts_sentence(text: str, position: int) -> bool:
         return not text[line_start:index].strip() or not in_formula
     if text[index] != "\n":
         return False
-    previous_line = text[text.rfind("\n", 0, index) + 1 : index]
-    return not previous_line.strip() or not _wraps(previous_line)
+    previous_line = text[text.rfind("\n", 0, index) + 1 : index].rstrip()
+    return not previous_line or previous_line[-1] in _SENTENCE_END or not _wraps(previous_line)
 
 
 def last_visible(text: str, position: int) -> int:
@@ -119,7 +120,9 @@ def singular(word: str) -> str:
 
 
 def word_key(word: str) -> str:
-    if is_acronym(word):
+    # A short acronym keeps its final S ("CMMS"); a longer word in capitals is a word
+    # typed in upper case ("HOURS") and takes the plural rule like any other.
+    if is_acronym(word) and len(word) <= _LONGEST_KEPT_ACRONYM:
         return (word[:-1] if word.endswith("s") else word).lower()
     parts = re.split(r"[-/'’]", word.lower())
     if len(set(parts)) == 1:

@@ -1,0 +1,63 @@
+"""The whole stage on real documents: determinism, document scope, counts, long documents."""
+
+import random
+import time
+
+from knowledge_assets.terms.funnel import run_term_funnel
+from tests.terms.conftest import repeated_document
+
+
+def test_every_mention_is_verbatim_chunk_text_and_kept_mentions_carry_their_cluster(sample_pdf):
+    funnel = run_term_funnel(sample_pdf)
+    text = {c.chunk_id: c.text for c in sample_pdf.chunks}
+    term_ids = {c.term_id for c in funnel.clusters}
+    for mention in funnel.mentions:
+        assert text[mention.chunk_id][mention.start : mention.end] == mention.surface
+        assert (mention.noise is None) == (mention.term_id in term_ids)
+
+
+def test_funnel_counts_add_up(sample_pdf):
+    funnel = run_term_funnel(sample_pdf)
+    assert funnel.raw_mentions > funnel.mentions_after_noise > len(funnel.clusters) > 0
+    assert funnel.raw_mentions - funnel.mentions_after_noise == sum(funnel.noise_by_reason().values())
+    assert sum(c.mention_count for c in funnel.clusters) == funnel.mentions_after_noise
+    assert [c.rank for c in funnel.clusters] == list(range(1, len(funnel.clusters) + 1))
+
+
+def test_same_document_twice_gives_identical_clusters_and_ids(sample_pdf):
+    assert run_term_funnel(sample_pdf) == run_term_funnel(sample_pdf)
+
+
+def test_shuffled_chunk_and_page_order_gives_identical_canonicals_and_ids(sample_pdf):
+    chunks, pages = list(sample_pdf.chunks), list(sample_pdf.pages)
+    random.Random(7).shuffle(chunks)
+    random.Random(7).shuffle(pages)
+    shuffled = sample_pdf.model_copy(update={"chunks": chunks, "pages": pages})
+    assert [(c.canonical, c.term_id) for c in run_term_funnel(shuffled).clusters] == [
+        (c.canonical, c.term_id) for c in run_term_funnel(sample_pdf).clusters
+    ]
+
+
+def test_no_cluster_spans_two_documents(sample_pdf, sample_markdown):
+    funnels = [run_term_funnel(sample_pdf), run_term_funnel(sample_markdown)]
+    for funnel in funnels:
+        assert {m.chunk_id.split("::")[0] for m in funnel.mentions} == {funnel.doc_id}
+        assert {c.provenance.doc_id for c in funnel.clusters} == {funnel.doc_id}
+    shared = {c.canonical for c in funnels[0].clusters} & {c.canonical for c in funnels[1].clusters}
+    assert "Physical Availability" in shared
+    ids = [{c.canonical: c.term_id for c in f.clusters} for f in funnels]
+    assert all(ids[0][name] != ids[1][name] for name in shared)
+
+
+def test_a_300_page_document_finishes_and_the_stage_is_not_quadratic(sample_pdf):
+    short, long = repeated_document(sample_pdf, 4), repeated_document(sample_pdf, 34)
+    assert long.page_count >= 300
+    started = time.perf_counter()
+    run_term_funnel(short)
+    short_seconds = time.perf_counter() - started
+    started = time.perf_counter()
+    funnel = run_term_funnel(long)
+    long_seconds = time.perf_counter() - started
+    assert funnel.raw_mentions == 34 * run_term_funnel(sample_pdf).raw_mentions
+    # 8.5 times the pages: linear work takes about 8.5 times as long, quadratic about 72.
+    assert long_seconds < 60 and long_seconds / short_seconds < 25

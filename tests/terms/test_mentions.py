@@ -1,0 +1,36 @@
+"""Counting every occurrence of the candidate surfaces."""
+
+from knowledge_assets.terms.mentions import Mention, find_occurrences
+from tests.terms.conftest import chunk
+
+
+def test_words_match_up_to_case_and_plural_and_acronyms_match_exactly():
+    piece = chunk("Delay dicatat. Delays and a delay. PA naik, pa bukan PA-nya; MA turun.")
+    seeds = [Mention.at(piece, 0, 5, "defined"), Mention.at(piece, 35, 37, "acronym")]
+    found = find_occurrences([piece], seeds)
+    assert [(m.surface, m.kind) for m in found] == [
+        ("Delay", "defined"),
+        ("Delays", "occurrence"),
+        ("delay", "occurrence"),
+        ("PA", "acronym"),
+    ]
+
+
+def test_the_longest_surface_wins_and_occurrences_never_overlap():
+    piece = chunk("Breakdown Hours termasuk Breakdown. Scheduled Breakdown Hours juga.")
+    seeds = [Mention.at(piece, 0, 15, "phrase"), Mention.at(piece, 25, 34, "defined")]
+    found = find_occurrences([piece], seeds)
+    assert [m.surface for m in found] == ["Breakdown Hours", "Breakdown", "Breakdown Hours"]
+    assert all(a.end <= b.start for a, b in zip(found, found[1:]))
+
+
+def test_a_known_surface_is_found_across_one_line_break_but_not_across_a_blank_line():
+    piece = chunk("Equipment Capacity Analysis (ECA).\nSTANDARD Equipment\nCapacity Analysis\n\nEquipment\n\nCapacity Analysis")
+    found = find_occurrences([piece], [Mention.at(piece, 0, 27, "long_form")])
+    assert [m.surface for m in found] == ["Equipment Capacity Analysis", "Equipment\nCapacity Analysis"]
+
+
+def test_every_surface_is_the_verbatim_chunk_text():
+    piece = chunk("Physical of Availability (PA) dan Physical  of\nAvailability")
+    for m in find_occurrences([piece], [Mention.at(piece, 0, 24, "long_form")]):
+        assert piece.text[m.start : m.end] == m.surface

@@ -1,0 +1,87 @@
+"""The noise filter: page furniture, function words, units, numbers, structure, the issuer."""
+
+from knowledge_assets.contracts import ParsedPage
+from knowledge_assets.terms.discovery import Discovery
+from knowledge_assets.terms.funnel import run_term_funnel
+from knowledge_assets.terms.mentions import Mention
+from knowledge_assets.terms.noise import furniture_spans, page_furniture, screen
+from tests.terms.conftest import chunk, pdf_document
+
+HEADER = "PT Contoh Tambang | CT-STD-001 Standard Operasi"
+
+
+def page(number: int, body: str) -> ParsedPage:
+    return ParsedPage(page=number - 1, page_no=number, text=f"{HEADER}\n{body}\nHalaman {number} dari 3")
+
+
+def test_a_header_and_footer_repeated_on_the_pages_are_furniture_and_a_body_line_is_not():
+    pages = [page(1, "Fill Factor (FF) adalah rasio."), page(2, "FF dihitung per jam."), page(3, "Selesai.")]
+    furniture = page_furniture(pages)
+    text = pages[1].text
+    spans = [text[s:e] for s, e in furniture_spans(text, furniture)]
+    assert spans == [HEADER, "Halaman 2 dari 3"]
+
+
+def test_a_page_number_is_furniture_even_in_a_one_page_document():
+    text = "Backlog: open work.\nPage 1 of 1"
+    assert [text[s:e] for s, e in furniture_spans(text, page_furniture([]))] == ["Page 1 of 1"]
+
+
+def test_mentions_in_a_repeated_page_header_are_dropped_and_name_no_cluster(tmp_path):
+    body = [
+        ["Swell Factor (SF) adalah faktor konversi volume material dari kondisi lepas ke bank."],
+        ["Nilai SF ditetapkan dari uji density dan dihitung dalam Standard Operasi setiap bulan."],
+        ["SF default adalah 0,80 sampai hasil uji tersedia."],
+    ]
+    document = pdf_document(tmp_path, [[HEADER, *lines, f"Halaman {n} dari 3"] for n, lines in enumerate(body, 1)])
+    funnel = run_term_funnel(document)
+    header_mentions = [m for m in funnel.mentions if HEADER.startswith(m.surface) or m.surface in HEADER]
+    assert header_mentions and {m.noise for m in header_mentions} == {"page_furniture", "organisation"}
+    surfaces = {s for c in funnel.clusters for s in c.surfaces}
+    assert "Swell Factor" in surfaces
+    assert not surfaces & {"Standard Operasi", "Contoh Tambang", "PT"}
+
+
+def reasons(text: str, symbols: frozenset[str] = frozenset()) -> dict[str, str | None]:
+    piece = chunk(text)
+    mentions = []
+    position = 0
+    for surface in text.split(" | "):
+        start = text.index(surface, position)
+        mentions.append(Mention.at(piece, start, start + len(surface), "phrase"))
+        position = start + len(surface)
+    found = Discovery(candidates=mentions, pairs=[], aliases=[], symbol_keys=symbols)
+    return {m.surface: m.noise for m in screen(mentions, [piece], [], found)}
+
+
+def test_numbers_units_function_words_and_lone_letters_are_noise_but_formula_symbols_are_not():
+    assert reasons("1.250.000 | jam | BCM/jam | dan | the | x | P | Fill Factor", frozenset({"p"})) == {
+        "1.250.000": "number",
+        "jam": "unit",
+        "BCM/jam": "unit",
+        "dan": "stopword",
+        "the": "stopword",
+        "x": "single_letter",
+        "P": None,
+        "Fill Factor": None,
+    }
+
+
+def test_document_parts_codes_and_organisation_names_are_noise():
+    assert reasons("Tanggung Jawab | Recording Rules | SKT-MNT-KPI-002 | Plant Department | Site Manager | Backlog") == {
+        "Tanggung Jawab": "structure",
+        "Recording Rules": "structure",
+        "SKT-MNT-KPI-002": "identifier",
+        "Plant Department": "organisation",
+        "Site Manager": "organisation",
+        "Backlog": None,
+    }
+
+
+def test_an_abbreviation_of_the_issuer_is_noise_too(tmp_path):
+    document = pdf_document(
+        tmp_path, [["Seluruh site PT Samudra Karya Tambang (SKT) memakai Fill Factor (FF) yang sama.", "SKT dan FF."]]
+    )
+    kept = {m.surface: m.noise for m in run_term_funnel(document).mentions}
+    assert kept["SKT"] == "organisation" and kept["Samudra Karya Tambang"] == "organisation"
+    assert kept["FF"] is None

@@ -8,8 +8,7 @@ OpenAI-compatible server with a simulated model latency. Run by hand, not a test
 Reports requests sent, prompt tokens, the provider-cache share the server reports, and wall
 time at concurrency 1 and 8, then a second run served from the response cache. The server
 answers each request with what the offline extractor finds in it, so completion sizes are
-those of real answers. Clusters are built from the document's `Long Form (ABBR)` pairs and
-headings (the terms stage's own clusters would do the same job here).
+those of real answers. Clusters come from the term stage (`run_term_funnel`).
 """
 
 from __future__ import annotations
@@ -20,11 +19,11 @@ import tempfile
 import time
 from pathlib import Path
 
+from knowledge_assets.contracts import ParsedDocument
 from knowledge_assets.ingest.documents import identify
 from knowledge_assets.ingest.parse import parse_document
 from knowledge_assets.llm.extractor import Extractor
 from knowledge_assets.llm.offline import OfflineBackend
-from knowledge_assets.llm.offline.text import abbreviation_pairs
 from knowledge_assets.llm.prompts import load_prompt, placeholder_values
 from knowledge_assets.llm.requests import (
     DomainContextRequest,
@@ -39,6 +38,7 @@ from knowledge_assets.llm.requests import (
 from knowledge_assets.llm.settings import LLMSettings
 from knowledge_assets.llm.usage import usage_totals
 from knowledge_assets.store.database import Store
+from knowledge_assets.terms.funnel import run_term_funnel
 from tests.support.openai_server import OpenAIServer
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -46,37 +46,34 @@ CHUNKS_PER_CLUSTER = 2
 DOMAIN_CONTEXT_CHUNKS = 4
 
 
-def document_chunks(path: Path) -> list[SourceChunk]:
-    parsed = parse_document(identify(path))
+def document_chunks(parsed: ParsedDocument) -> list[SourceChunk]:
     return [SourceChunk(chunk_id=c.chunk_id, text=c.text, heading_path=c.heading_path) for c in parsed.chunks]
 
 
-def clusters(chunks: list[SourceChunk]) -> list[TermCluster]:
-    """A cluster per abbreviation the document expands, per numbered heading and per formula
-    name, each with the first chunks that mention it, in document order."""
-    found: dict[str, dict] = {}
-    for chunk in chunks:
-        for (start, end), abbreviation in abbreviation_pairs(chunk.text):
-            long_form = chunk.text[start:end]
-            found.setdefault(abbreviation, {"canonical": long_form, "abbreviation": abbreviation, "long_forms": [long_form]})
-        for heading in chunk.heading_path:
-            title = heading.split(" ", 1)[-1]
-            if not abbreviation_pairs(title):
-                found.setdefault(title, {"canonical": title})
-    for formula in OfflineBackend().answer(FormulaRequest(chunks=chunks)).answer.formulas:
-        found.setdefault(formula.name, {"canonical": formula.name})
+def clusters(parsed: ParsedDocument, chunks: list[SourceChunk]) -> list[TermCluster]:
+    """The term stage's clusters, each with the chunk under its own heading first, then the
+    chunks that mention it, in document order."""
+    funnel = run_term_funnel(parsed)
+    by_id = {chunk.chunk_id: chunk for chunk in chunks}
+    mentioned: dict[str, list[str]] = {}
+    for mention in funnel.mentions:
+        if mention.term_id and mention.chunk_id not in mentioned.setdefault(mention.term_id, []):
+            mentioned[mention.term_id].append(mention.chunk_id)
     result = []
-    for surface, entry in found.items():
-        mentioning = [c for c in chunks if surface in c.text or entry["canonical"] in c.text]
-        if mentioning:
-            result.append(TermCluster(key=f"t_{surface}", **entry, chunks=mentioning[:CHUNKS_PER_CLUSTER]))
+    for cluster in funnel.clusters:
+        ordered = sorted(mentioned.get(cluster.term_id, []), key=lambda chunk_id: not any(
+            surface in (by_id[chunk_id].heading_path or [""])[-1] for surface in cluster.surfaces))
+        if ordered:
+            result.append(TermCluster(key=cluster.term_id, canonical=cluster.canonical, abbreviation=cluster.abbreviation,
+                                      long_forms=list(cluster.long_forms),
+                                      chunks=[by_id[chunk_id] for chunk_id in ordered[:CHUNKS_PER_CLUSTER]]))
     return sorted(result, key=lambda cluster: cluster.chunks[0].chunk_id)
 
 
-def requests_for(chunks: list[SourceChunk]) -> list:
+def requests_for(parsed: ParsedDocument, chunks: list[SourceChunk], term_clusters: list[TermCluster]) -> list:
     outline = list(dict.fromkeys(h for c in chunks for h in c.heading_path))
     return [
-        *(GlossaryRequest(clusters=batch) for batch in cluster_batches(clusters(chunks))),
+        *(GlossaryRequest(clusters=batch) for batch in cluster_batches(term_clusters)),
         *(FormulaRequest(chunks=batch) for batch in chunk_batches(chunks)),
         *(RuleRequest(chunks=batch) for batch in chunk_batches(chunks)),
         DomainContextRequest(outline=outline, chunks=chunks[:DOMAIN_CONTEXT_CHUNKS]),
@@ -116,11 +113,13 @@ def main() -> None:
     parser.add_argument("--latency", type=float, default=0.5)
     args = parser.parse_args()
 
-    chunks = document_chunks(args.document)
-    requests = requests_for(chunks)
+    parsed = parse_document(identify(args.document))
+    chunks = document_chunks(parsed)
+    term_clusters = clusters(parsed, chunks)
+    requests = requests_for(parsed, chunks, term_clusters)
     answers = offline_answers(requests)
     branches = {b: sum(1 for r in requests if r.branch == b) for b in ("glossary", "formula", "rule", "domain_context")}
-    print(f"{args.document.name}: {len(chunks)} chunks, {len(clusters(chunks))} clusters, calls per branch {branches}")
+    print(f"{args.document.name}: {len(chunks)} chunks, {len(term_clusters)} clusters, calls per branch {branches}")
 
     with tempfile.TemporaryDirectory() as scratch:
         store = Store(Path(scratch) / "bench.duckdb")

@@ -91,11 +91,11 @@ def pack(items: Iterable[_Item], size: Callable[[_Item, list[_Item]], int], budg
         yield batch
 
 
-def chunk_batches(chunks: Iterable[SourceChunk], budget_chars: int = 9000, max_chunks: int = 16) -> Iterator[list[SourceChunk]]:
+def chunk_batches(chunks: Iterable[SourceChunk], budget_chars: int = 12000, max_chunks: int = 20) -> Iterator[list[SourceChunk]]:
     return pack(chunks, lambda chunk, _: len(chunk.text), budget_chars, max_chunks)
 
 
-def cluster_batches(clusters: Iterable[TermCluster], budget_chars: int = 9000, max_clusters: int = 12) -> Iterator[list[TermCluster]]:
+def cluster_batches(clusters: Iterable[TermCluster], budget_chars: int = 12000, max_clusters: int = 16) -> Iterator[list[TermCluster]]:
     """A chunk shared by clusters of one batch is sent once, so it is counted once: clusters
     in document order then share most of their chunks with their batch."""
     def added_chars(cluster: TermCluster, batch: list[TermCluster]) -> int:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 
 from knowledge_assets.terms.lexicon import CONNECTORS, STOPWORDS
 
@@ -50,6 +51,8 @@ def is_connector(word: str) -> bool:
     return word.lower() in CONNECTORS
 
 
+# Keys and shapes are asked of every word of a document; its vocabulary is small.
+@lru_cache(maxsize=1 << 16)
 def is_acronym(word: str) -> bool:
     """`PA`, `MOHH`, `KPIs`, `P2H`: two or more capitals and no other lowercase than a plural s."""
     core = word[:-1] if word.endswith("s") else word
@@ -119,6 +122,7 @@ def singular(word: str) -> str:
     return word
 
 
+@lru_cache(maxsize=1 << 16)
 def word_key(word: str) -> str:
     # A short acronym keeps its final S ("CMMS"); a longer word in capitals is a word
     # typed in upper case ("HOURS") and takes the plural rule like any other.

@@ -3,9 +3,14 @@
 import dagster as dg
 
 from knowledge_assets.defs.assets import all_assets
-from knowledge_assets.defs.resources import KnowledgeStore
+from knowledge_assets.defs.jobs import extract_document
+from knowledge_assets.defs.llm import KnowledgeLLM
+from knowledge_assets.defs.resources import Inbox, KnowledgeStore
+from knowledge_assets.defs.sensors import new_documents
 
 defs = dg.Definitions(
     assets=all_assets,
-    resources={"knowledge_store": KnowledgeStore()},
+    jobs=[extract_document],
+    sensors=[new_documents],
+    resources={"knowledge_store": KnowledgeStore(), "knowledge_llm": KnowledgeLLM(), "inbox": Inbox()},
 )

@@ -11,3 +11,11 @@ DEFAULT_DATABASE = Path(".knowledge") / "knowledge.duckdb"
 def database_path() -> Path:
     """`KNOWLEDGE_DB`, else `.knowledge/knowledge.duckdb` under the working directory."""
     return Path(os.environ.get("KNOWLEDGE_DB") or DEFAULT_DATABASE)
+
+
+DEFAULT_INBOX = Path("inbox")
+
+
+def inbox_path() -> Path:
+    """`KNOWLEDGE_INBOX`, else `inbox/` under the working directory: where the sensor looks."""
+    return Path(os.environ.get("KNOWLEDGE_INBOX") or DEFAULT_INBOX)

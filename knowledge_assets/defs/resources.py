@@ -1,6 +1,8 @@
 import dagster as dg
 
-from knowledge_assets.settings import database_path
+from pathlib import Path
+
+from knowledge_assets.settings import database_path, inbox_path
 from knowledge_assets.store.database import Store
 
 
@@ -15,3 +17,13 @@ class KnowledgeStore(dg.ConfigurableResource):
 
     def open(self) -> Store:
         return Store(self.database or database_path())
+
+
+class Inbox(dg.ConfigurableResource):
+    """The folder the new-document sensor watches; empty means `KNOWLEDGE_INBOX`, else `inbox/`."""
+
+    path: str = ""
+    max_runs_per_tick: int = 10
+
+    def folder(self) -> Path:
+        return Path(self.path) if self.path else inbox_path()

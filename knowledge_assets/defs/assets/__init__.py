@@ -2,4 +2,5 @@
 
 from knowledge_assets.defs.assets import ingest, terms
 
-all_assets = [*ingest.ASSETS, *terms.ASSETS]
+document_assets = [*ingest.ASSETS, *terms.ASSETS]
+all_assets = document_assets

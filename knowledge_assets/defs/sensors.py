@@ -1,0 +1,40 @@
+import dagster as dg
+
+from knowledge_assets.defs.jobs import extract_document
+from knowledge_assets.defs.partitions import documents
+from knowledge_assets.defs.resources import Inbox, KnowledgeStore
+from knowledge_assets.ingest.inbox import InboxCursor, advance, scan_inbox
+from knowledge_assets.store.registry import register
+
+
+@dg.sensor(
+    job=extract_document,
+    minimum_interval_seconds=30,
+    default_status=dg.DefaultSensorStatus.STOPPED,
+    description=(
+        "Watches the inbox folder: a new document, or a new revision of a known one, gets its "
+        "partition and one run. Unreadable files are reported once; removed files keep their data."
+    ),
+)
+def new_documents(context: dg.SensorEvaluationContext, inbox: Inbox, knowledge_store: KnowledgeStore):
+    cursor = InboxCursor.parse(context.cursor)
+    scan = scan_inbox(inbox.folder(), cursor, limit=inbox.max_runs_per_tick)
+    for error in scan.unreadable:
+        context.log.warning(f"not ingested: {error}")
+    store = knowledge_store.open()
+    for source in scan.to_run:
+        register(store, source)
+    known = set(context.instance.get_dynamic_partitions(documents.name))
+    new_keys = sorted({s.doc_id for s in scan.to_run} - known)
+    if scan.deferred:
+        context.log.info(f"{scan.deferred} more documents wait for the next tick")
+    return dg.SensorResult(
+        run_requests=[
+            dg.RunRequest(partition_key=s.doc_id, run_key=f"{s.doc_id}:{s.content_sha256}",
+                          tags={"knowledge_assets/source_file": s.path.name})
+            for s in scan.to_run
+        ],
+        dynamic_partitions_requests=[documents.build_add_request(new_keys)] if new_keys else [],
+        cursor=advance(cursor, scan).dump(),
+        skip_reason=None if scan.to_run else "no new documents or revisions in the inbox",
+    )

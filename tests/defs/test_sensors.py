@@ -1,0 +1,93 @@
+"""The new-document sensor against a real temporary instance and a real inbox folder."""
+
+import json
+import shutil
+
+import dagster as dg
+import pytest
+
+from knowledge_assets.defs.resources import Inbox, KnowledgeStore
+from knowledge_assets.defs.sensors import new_documents
+from knowledge_assets.ingest.inbox import InboxCursor, advance, scan_inbox
+from knowledge_assets.store.database import Store
+from tests.conftest import SAMPLE_MARKDOWN
+
+
+@pytest.fixture
+def instance(tmp_path):
+    (tmp_path / "dagster").mkdir()
+    with dg.instance_for_test(temp_dir=str(tmp_path / "dagster")) as instance:
+        yield instance
+
+
+@pytest.fixture
+def inbox(tmp_path):
+    folder = tmp_path / "inbox"
+    folder.mkdir()
+    return folder
+
+
+def _tick(instance, inbox, tmp_path, cursor=None, limit=10):
+    context = dg.build_sensor_context(
+        instance=instance, cursor=cursor,
+        resources={"inbox": Inbox(path=str(inbox), max_runs_per_tick=limit),
+                   "knowledge_store": KnowledgeStore(database=str(tmp_path / "k.duckdb"))},
+    )
+    return new_documents(context)
+
+
+def _drop(inbox, name, text, doc_id=None):
+    (inbox / name).write_text(text, encoding="utf-8")
+    if doc_id:
+        (inbox / f"{name}.meta.json").write_text(json.dumps({"doc_id": doc_id}))
+
+
+def test_a_new_document_gets_its_partition_and_one_run_and_a_second_tick_nothing(instance, inbox, tmp_path):
+    shutil.copy(SAMPLE_MARKDOWN, inbox / "kpi.md")
+    (inbox / "kpi.md.meta.json").write_text(json.dumps({"doc_id": "KPI-1"}))
+    first = _tick(instance, inbox, tmp_path)
+    assert [r.partition_key for r in first.run_requests] == ["KPI-1"]
+    assert first.dynamic_partitions_requests[0].partition_keys == ["KPI-1"]
+    registered = Store(tmp_path / "k.duckdb").fetch("SELECT doc_id, file_name FROM documents")
+    assert registered == [{"doc_id": "KPI-1", "file_name": "kpi.md"}]
+    second = _tick(instance, inbox, tmp_path, cursor=first.cursor)
+    assert second.run_requests == [] and second.dynamic_partitions_requests == []
+
+
+def test_a_new_revision_of_a_known_document_is_run_again_under_the_same_partition(instance, inbox, tmp_path):
+    _drop(inbox, "sop.md", "# 1. Scope\n\nv1\n", doc_id="SOP-1")
+    first = _tick(instance, inbox, tmp_path)
+    instance.add_dynamic_partitions("documents", ["SOP-1"])
+    _drop(inbox, "sop.md", "# 1. Scope\n\nv2\n")
+    second = _tick(instance, inbox, tmp_path, cursor=first.cursor)
+    assert [r.partition_key for r in second.run_requests] == ["SOP-1"]
+    assert second.run_requests[0].run_key != first.run_requests[0].run_key
+    assert second.dynamic_partitions_requests == []  # the partition already exists
+
+
+def test_a_removed_file_deletes_nothing(instance, inbox, tmp_path):
+    _drop(inbox, "sop.md", "# 1. Scope\n\nv1\n", doc_id="SOP-1")
+    first = _tick(instance, inbox, tmp_path)
+    (inbox / "sop.md").unlink()
+    second = _tick(instance, inbox, tmp_path, cursor=first.cursor)
+    assert second.run_requests == [] and second.dynamic_partitions_requests == []
+
+
+def test_runs_per_tick_are_capped_and_the_rest_wait(instance, inbox, tmp_path):
+    for i in range(5):
+        _drop(inbox, f"d{i}.md", f"# 1. Doc {i}\n\nbody {i}\n")
+    first = _tick(instance, inbox, tmp_path, limit=2)
+    second = _tick(instance, inbox, tmp_path, cursor=first.cursor, limit=2)
+    third = _tick(instance, inbox, tmp_path, cursor=second.cursor, limit=2)
+    keys = [r.partition_key for t in (first, second, third) for r in t.run_requests]
+    assert len(first.run_requests) == 2 and len(keys) == 5 and len(set(keys)) == 5
+
+
+def test_an_unreadable_file_is_reported_once_and_the_others_still_run(inbox):
+    (inbox / "empty.md").write_bytes(b"")
+    _drop(inbox, "ok.md", "# 1. Scope\n\nfine\n")
+    scan = scan_inbox(inbox, InboxCursor(), limit=10)
+    assert [e.cause for e in scan.unreadable] == ["empty file (0 bytes)"]
+    assert [s.path.name for s in scan.to_run] == ["ok.md"]
+    again = scan_inbox(inbox, InboxCursor.parse(advance(InboxCursor(), scan).dump()), limit=10)
+    assert again.unreadable == [] and again.to_run == []

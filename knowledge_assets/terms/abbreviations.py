@@ -133,9 +133,9 @@ def _long_form_start_before(short: str, before: str) -> int | None:
 
 
 def _pair(short: str, short_start: int, long: str, long_start: int, long_end: int) -> AbbreviationPair | None:
-    if not is_short_form(short) or short.lower() in long.lower().split():
-        return None
-    if _match_backwards(short, long) is None or best_long_form_start(short, long) != 0:
+    # The long form must begin where the short form's first letter matches, and must not
+    # contain the short form itself as a word (the paper's guard against "(PA) … PA …").
+    if not is_short_form(short) or short.lower() in long.lower().split() or best_long_form_start(short, long) != 0:
         return None
     return AbbreviationPair(short, short_start, short_start + len(short), long, long_start, long_end)
 

@@ -18,9 +18,10 @@ The canonical form is the document's own wording, chosen by a fixed rule, first 
 3. the most frequent abbreviation (`CMMS`);
 4. the most frequent surface.
 Frequency counts mentions of that exact surface (whitespace collapsed; never respelled);
-a tie goes to the surface the document uses first. Nothing here depends on the order chunks arrive in,
-so a document always gives the same canonicals, hence the same `term_id`s (contract §1).
-Clusters never span documents: the input is one document's mentions.
+a tie goes to the surface the document uses first. Nothing here depends on the order the
+chunks arrive in, so a document always gives the same canonicals, hence the same
+`term_id`s (contract §1). Clusters never span documents: the input is one document's
+mentions.
 """
 
 from __future__ import annotations
@@ -109,8 +110,9 @@ def _draft(
     longs = tuple(s for s in surfaces if s in long_forms)
     shorts = [s for s in surfaces if s in short_forms or is_acronym(s)]
     defining = {collapse(m.surface) for m in mentions if m.kind in _DEFINING_KINDS}
+    introduced = [s for s in surfaces if s in defining]
     abbreviation = shorts[0] if shorts else None
-    canonical = next(iter([*longs, *(s for s in surfaces if s in defining), *shorts, *surfaces]))
+    canonical = [*longs, *introduced, *shorts, *surfaces][0]
     first = mentions[0]
     chunk = chunks[first.chunk_id]
     return TermCluster(

@@ -10,7 +10,6 @@ import re
 from knowledge_assets.contracts import Chunk
 from knowledge_assets.terms.lexicon import DEFINING_VERBS_ENGLISH, DEFINING_VERBS_INDONESIAN
 from knowledge_assets.terms.mentions import Mention
-from knowledge_assets.terms.vocabulary import Vocabulary
 from knowledge_assets.terms.tokens import (
     Token,
     gaps_are_spaces,
@@ -22,6 +21,7 @@ from knowledge_assets.terms.tokens import (
     starts_sentence,
     tokens,
 )
+from knowledge_assets.terms.vocabulary import Vocabulary
 
 _MAX_TERM_WORDS = 4
 _MAX_SYMBOL_WORDS = 5
@@ -73,12 +73,12 @@ def _names_a_term(words: list[Token], known: Vocabulary, english: bool) -> bool:
         return False
     if (rest or not english) and not known.may_open_term(first, at_sentence_start=True):
         return False
-    for word in rest:
-        if is_number(word.text) or (is_stopword(word.text) and not is_connector(word.text)):
-            return False
-        if not (english or is_title_word(word.text) or is_connector(word.text)):
-            return False
-    return not is_number(first)
+    return all(
+        not is_number(word.text)
+        and (is_connector(word.text) or not is_stopword(word.text))
+        and (english or is_title_word(word.text) or is_connector(word.text))
+        for word in rest
+    )
 
 
 def labels(chunk: Chunk, known: Vocabulary) -> list[Mention]:

@@ -96,8 +96,9 @@ def _reason(
 
 
 def _is_unit(surface: str) -> bool:
+    # "jam", and "BCM/jam": a quantity per unit of time is a unit too.
     parts = collapse(surface).lower().split("/")
-    return parts[-1] in UNITS and (len(parts) == 1 or len(parts) == 2)
+    return len(parts) <= 2 and parts[-1] in UNITS
 
 
 def _names_organisation(keys: list[str]) -> bool:

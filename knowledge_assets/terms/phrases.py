@@ -13,7 +13,7 @@ import re
 
 from knowledge_assets.contracts import Chunk
 from knowledge_assets.terms.lexicon import CLASSIFYING_VERBS, CONJUNCTIONS, LEGAL_FORMS, UNITS
-from knowledge_assets.terms.mentions import Mention
+from knowledge_assets.terms.mentions import Mention, MentionKind
 from knowledge_assets.terms.tokens import (
     WORD,
     Token,
@@ -77,7 +77,7 @@ def title_phrases(chunk: Chunk, known: Vocabulary) -> list[Mention]:
     for run in _capitalised_runs(chunk.text, tokens(chunk.text)):
         if not known.may_open_term(run[0].text, starts_sentence(chunk.text, run[0].start)):
             run = run[1:]
-        kind: str | None = "phrase"
+        kind: MentionKind | None = "phrase"
         segment: list[Token] = []
         for word in run + [None]:
             if word is not None and not (is_acronym(word.text) or word.text in known.short_forms):
@@ -104,10 +104,10 @@ def _capitalised_runs(text: str, words: list[Token]) -> list[list[Token]]:
     return [r for r in runs if r]
 
 
-def _phrase(chunk: Chunk, words: list[Token], kind: str) -> list[Mention]:
+def _phrase(chunk: Chunk, words: list[Token], kind: MentionKind) -> list[Mention]:
     words = _trim(words)
     titled = [w for w in words if not is_connector(w.text)]
-    return [Mention.over(chunk, words, kind)] if len(titled) >= 2 else []  # type: ignore[arg-type]
+    return [Mention.over(chunk, words, kind)] if len(titled) >= 2 else []
 
 
 def _trim(words: list[Token]) -> list[Token]:

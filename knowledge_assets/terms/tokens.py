@@ -20,7 +20,7 @@ _BULLETS = "-–*•"
 _LONGEST_KEPT_ACRONYM = 4
 # A PDF wraps prose at about a hundred characters; a shorter line is a heading, a list item
 # or a title-block line, so the next line starts afresh.
-WRAPPED_LINE_MIN = 60
+_WRAPPED_LINE_MIN = 60
 
 
 @dataclass(frozen=True)
@@ -110,7 +110,7 @@ def last_visible(text: str, position: int) -> int:
 def _wraps(line: str) -> bool:
     """Whether a line is prose that continues on the next line. A formula or legend line
     never does, however long."""
-    return len(line) >= WRAPPED_LINE_MIN and "=" not in line
+    return len(line) >= _WRAPPED_LINE_MIN and "=" not in line
 
 
 def singular(word: str) -> str:

@@ -76,13 +76,24 @@ class Store:
                 )
         self._schema_ready = True
 
-    def replace_partition(self, doc_id: str, rows_by_table: dict[str, list[dict[str, Any]]]) -> None:
-        """Replaces exactly this document's rows in each table, all in one transaction."""
+    def replace_partition(
+        self,
+        doc_id: str,
+        rows_by_table: dict[str, list[dict[str, Any]]],
+        scope: dict[str, dict[str, Any]] | None = None,
+    ) -> None:
+        """Replaces exactly this document's rows in each table, all in one transaction.
+
+        `scope` narrows the replacement in a table shared by several assets, e.g.
+        `{"rejected_fields": {"branch": "formula"}}` replaces only the formula branch's rows.
+        """
         with self.connect() as con:
             con.execute("BEGIN TRANSACTION")
             try:
                 for table, rows in rows_by_table.items():
-                    con.execute(f'DELETE FROM "{table}" WHERE doc_id = ?', [doc_id])
+                    narrow = (scope or {}).get(table, {})
+                    where = " AND ".join(["doc_id = ?", *(f'"{column}" = ?' for column in narrow)])
+                    con.execute(f'DELETE FROM "{table}" WHERE {where}', [doc_id, *narrow.values()])
                     _insert(con, table, rows)
                 con.execute("COMMIT")
             except BaseException:

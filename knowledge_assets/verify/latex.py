@@ -46,3 +46,12 @@ def latex_verification(formula_latex: str | None, chunk_latex: str | None) -> La
     if has_bare_x_multiplication(chunk_latex):
         return "unverified_operator"
     return "unverified_no_markup"
+
+
+def transcribes_plain_text(formula_latex: str, text: str) -> bool:
+    """Whether a LaTeX transcription says what a plain-text formula line says, reading a bare
+    `x` between operands as multiplication — safe in running text, unlike in markup."""
+    def as_product(value: str) -> str:
+        return canonical_latex(_BARE_X_PRODUCT.sub(" * ", value))
+
+    return as_product(formula_latex) in as_product(text)

@@ -112,3 +112,14 @@ def test_a_lock_held_past_the_timeout_is_reported_not_hung(tmp_path):
             Store(db, lock_timeout_s=0.5).fetch("SELECT 1")
     finally:
         holder.kill()
+
+
+def test_a_scoped_replacement_leaves_the_other_scopes_rows(store):
+    def rows(branch, n):
+        return [{"doc_id": "A", "branch": branch, "entry_term": f"t{i}", "field": "definition",
+                 "offending_value": "v", "reason": "r"} for i in range(n)]
+
+    store.replace_partition("A", {"rejected_fields": rows("glossary", 2) + rows("rule", 3)})
+    store.replace_partition("A", {"rejected_fields": rows("rule", 1)}, scope={"rejected_fields": {"branch": "rule"}})
+    counts = store.fetch("SELECT branch, count(*) AS n FROM rejected_fields GROUP BY branch ORDER BY branch")
+    assert counts == [{"branch": "glossary", "n": 2}, {"branch": "rule", "n": 1}]

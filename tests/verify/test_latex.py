@@ -37,3 +37,12 @@ def test_a_transcription_the_markup_does_not_hold_is_not_verified():
 
 def test_canonical_form_keeps_operands():
     assert canonical_latex(r"a \times b") == canonical_latex("a*b") != canonical_latex("a*c")
+
+
+def test_a_latex_transcription_of_a_plain_text_formula_line_is_recognised():
+    from knowledge_assets.verify.latex import transcribes_plain_text
+
+    line = "Production = MOHH x Qty x PA x UA x Pty"
+    assert transcribes_plain_text(r"Production = MOHH \times Qty \times PA \times UA \times Pty", line)
+    assert transcribes_plain_text(line, line)
+    assert not transcribes_plain_text(r"Production = MOHH \times Qty \times UA", line)

@@ -15,9 +15,12 @@ EXTRACTION_CODE_VERSION = "1"
 
 
 def branch_code_version(branch: BranchName, settings: LLMSettings) -> str:
-    """The offline extractor reads no prompt, so only its own version counts there."""
+    """The prompt's hash counts on every backend: the offline extractor reads no prompt, but a
+    user who edits one expects the dependent assets to show as stale, and re-running them
+    offline costs nothing."""
     if settings.backend == "offline":
-        parts = [branch, EXTRACTION_CODE_VERSION, "offline", OFFLINE_EXTRACTOR_VERSION]
+        backend = ["offline", OFFLINE_EXTRACTOR_VERSION]
     else:
-        parts = [branch, EXTRACTION_CODE_VERSION, "openai", settings.model, settings.tier, load_prompt(branch).sha256]
+        backend = ["openai", settings.model, settings.tier]
+    parts = [branch, EXTRACTION_CODE_VERSION, *backend, load_prompt(branch).sha256]
     return f"{branch}-" + hashlib.sha256("|".join(parts).encode("utf-8")).hexdigest()[:12]

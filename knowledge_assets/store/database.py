@@ -81,11 +81,13 @@ class Store:
         doc_id: str,
         rows_by_table: dict[str, list[dict[str, Any]]],
         scope: dict[str, dict[str, Any]] | None = None,
+        appends: dict[str, list[dict[str, Any]]] | None = None,
     ) -> None:
         """Replaces exactly this document's rows in each table, all in one transaction.
 
         `scope` narrows the replacement in a table shared by several assets, e.g.
         `{"rejected_fields": {"branch": "formula"}}` replaces only the formula branch's rows.
+        `appends` adds rows to history tables in the same transaction.
         """
         with self.connect() as con:
             con.execute("BEGIN TRANSACTION")
@@ -94,6 +96,8 @@ class Store:
                     narrow = (scope or {}).get(table, {})
                     where = " AND ".join(["doc_id = ?", *(f'"{column}" = ?' for column in narrow)])
                     con.execute(f'DELETE FROM "{table}" WHERE {where}', [doc_id, *narrow.values()])
+                    _insert(con, table, rows)
+                for table, rows in (appends or {}).items():
                     _insert(con, table, rows)
                 con.execute("COMMIT")
             except BaseException:

@@ -1,6 +1,6 @@
 """Every asset, one module per stage."""
 
-from knowledge_assets.defs.assets import ingest, terms
+from knowledge_assets.defs.assets import extract, ingest, terms
 
-document_assets = [*ingest.ASSETS, *terms.ASSETS]
+document_assets = [*ingest.ASSETS, *terms.ASSETS, *extract.ASSETS]
 all_assets = document_assets

@@ -1,0 +1,119 @@
+"""The knowledge assets: formulas, glossary, rules, domain context and the review queue.
+Thin wiring around `knowledge_assets.extract.stages`."""
+
+import dagster as dg
+
+from knowledge_assets.defs.assets.ingest import parsed_chunks
+from knowledge_assets.defs.assets.terms import term_clusters
+from knowledge_assets.defs.llm import KnowledgeLLM
+from knowledge_assets.defs.partitions import documents
+from knowledge_assets.defs.resources import KnowledgeStore
+from knowledge_assets.extract import stages
+from knowledge_assets.llm.prompts import load_prompt
+from knowledge_assets.llm.usage import usage_totals
+
+_PREVIEW_ROWS = 12
+_COMMON = {
+    "partitions_def": documents,
+    "group_name": "knowledge",
+    "owners": ["team:knowledge-assets"],
+    "automation_condition": dg.AutomationCondition.eager(),
+}
+# Model-calling steps share one pool, limited in dagster.yaml, so rate limits hold across runs.
+_LLM = {**_COMMON, "kinds": {"python", "duckdb", "openai"}, "pool": "llm"}
+
+
+def _table(rows: list[dict]) -> dg.MetadataValue:
+    if not rows:
+        return dg.MetadataValue.md("_no rows_")
+    columns = list(rows[0])
+    lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
+    for row in rows[:_PREVIEW_ROWS]:
+        cells = ("" if row[c] is None else " ".join(str(row[c]).split())[:90].replace("|", "\\|") for c in columns)
+        lines.append("| " + " | ".join(cells) + " |")
+    return dg.MetadataValue.md("\n".join(lines))
+
+
+def _result(result: stages.StageResult, table: str, llm: KnowledgeLLM | None = None, branch: str | None = None):
+    metadata = {"dagster/row_count": result.rows, **result.figures, "table": table, "preview": _table(result.preview)}
+    if llm is not None:
+        metadata |= llm.metadata() | usage_totals(result.results, llm.price_table_entry())
+        metadata |= {"prompt_sha256": load_prompt(branch).sha256[:16], "rejected_fields": len(result.rejected)}
+    return dg.MaterializeResult(metadata=metadata)
+
+
+def _run(context: dg.AssetExecutionContext, work):
+    try:
+        return work()
+    except stages.MissingInput as exc:
+        raise dg.Failure(description=str(exc), allow_retries=False) from None
+
+
+def _code_version(branch: str) -> str:
+    # Resolved when the definitions load, as Dagster computes code versions then: the prompt
+    # file's hash and the model settings, so editing a prompt marks its assets stale.
+    return KnowledgeLLM().code_version(branch)
+
+
+@dg.asset(
+    **_LLM, deps=[parsed_chunks, term_clusters], code_version=_code_version("formula"),
+    description="Formulas transcribed from the document (never derived), each with latex_verification set by "
+    "code and variables linked to terms. Table: formulas (+ rejected_fields, llm_usage).",
+)
+def formulas(context: dg.AssetExecutionContext, knowledge_store: KnowledgeStore, knowledge_llm: KnowledgeLLM):
+    store = knowledge_store.open()
+    result = _run(context, lambda: stages.run_formulas(
+        store, knowledge_llm.extractor(store), context.partition_key, context.run.run_id))
+    return _result(result, "formulas", knowledge_llm, "formula")
+
+
+@dg.asset(
+    **_LLM, deps=[term_clusters, formulas], code_version=_code_version("glossary"),
+    description="One glossary entry per term cluster: the model fills term, full_name, definition and "
+    "subdomain_tags; code sets ids, source wording, counts, links and diff status. Span-guarded. "
+    "Table: glossary (+ glossary_versions, rejected_fields, llm_usage).",
+)
+def glossary(context: dg.AssetExecutionContext, knowledge_store: KnowledgeStore, knowledge_llm: KnowledgeLLM):
+    store = knowledge_store.open()
+    settings = knowledge_llm.settings()
+    result = _run(context, lambda: stages.run_glossary(
+        store, knowledge_llm.extractor(store), context.partition_key, context.run.run_id,
+        backend=settings.backend, model=settings.deployment, prompt_hash=load_prompt("glossary").sha256))
+    return _result(result, "glossary", knowledge_llm, "glossary")
+
+
+@dg.asset(
+    **_LLM, deps=[parsed_chunks, term_clusters, formulas], code_version=_code_version("rule"),
+    description="The interpretation pack: rules as the document words them, condition and consequence "
+    "split out, typed calculation or interpretation, linked to terms and formulas. Table: rules.",
+)
+def rules(context: dg.AssetExecutionContext, knowledge_store: KnowledgeStore, knowledge_llm: KnowledgeLLM):
+    store = knowledge_store.open()
+    result = _run(context, lambda: stages.run_rules(
+        store, knowledge_llm.extractor(store), context.partition_key, context.run.run_id))
+    return _result(result, "rules", knowledge_llm, "rule")
+
+
+@dg.asset(
+    **_LLM, deps=[parsed_chunks, glossary, formulas, rules], code_version=_code_version("domain_context"),
+    description="The document's domain context (v3): title and purpose located verbatim, outline derived "
+    "from headings, key parameters corroborated by terms, subdomains aggregated, counts. Table: domain_context.",
+)
+def domain_context(context: dg.AssetExecutionContext, knowledge_store: KnowledgeStore, knowledge_llm: KnowledgeLLM):
+    store = knowledge_store.open()
+    result = _run(context, lambda: stages.run_domain_context(
+        store, knowledge_llm.extractor(store), context.partition_key, context.run.run_id))
+    return _result(result, "domain_context", knowledge_llm, "domain_context")
+
+
+@dg.asset(
+    **_COMMON, kinds={"python", "duckdb"}, deps=[glossary, domain_context], code_version="review_queue-1",
+    description="What the expert reviews first: conflicts, then unresolved key parameters, then terms by "
+    "mention count, each with one review reason. Table: review_queue.",
+)
+def review_queue(context: dg.AssetExecutionContext, knowledge_store: KnowledgeStore):
+    result = _run(context, lambda: stages.run_review_queue(knowledge_store.open(), context.partition_key))
+    return _result(result, "review_queue")
+
+
+ASSETS = [formulas, glossary, rules, domain_context, review_queue]

@@ -1,0 +1,108 @@
+"""The domain-context branch (v3, seed 001): derived beats classified beats generated.
+
+`outline` is derived from the heading paths; `title` and `purpose_verbatim` are located by the
+model and guarded like any transcription; `key_parameters` are selected by the model and
+corroborated by the link stage; `subdomains` aggregate the glossary's own tags; the counts are
+taken after everything else.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from knowledge_assets import ids
+from knowledge_assets.contracts import (
+    Chunk,
+    DomainContext,
+    FormulaEntry,
+    GlossaryEntry,
+    KeyParameter,
+    RejectedField,
+    RuleEntry,
+)
+from knowledge_assets.extract.guard import guard
+from knowledge_assets.extract.provenance import cited_first, first_line_provenance, locate_provenance
+from knowledge_assets.llm.requests import DomainContextRequest, SourceChunk
+from knowledge_assets.llm.responses import DomainContextResponse
+from knowledge_assets.llm.results import CallFailure
+
+LEADING_CHUNKS = 3
+MAX_REQUEST_CHUNKS = 6
+_PURPOSE_HEADING = re.compile(
+    r"tujuan|maksud|ruang lingkup|pendahuluan|purpose|scope|objective|introduction", re.IGNORECASE
+)
+
+
+@dataclass(frozen=True)
+class DomainBuild:
+    domain: DomainContext
+    rejected: list[RejectedField]
+
+
+def outline(chunks: Sequence[Chunk]) -> list[str]:
+    """Every heading, in reading order, once, as the document words it."""
+    return list(dict.fromkeys(heading for chunk in chunks for heading in chunk.heading_path))
+
+
+def request_chunks(chunks: Sequence[Chunk]) -> list[Chunk]:
+    """The document's opening, plus the first chunk of any purpose or scope section."""
+    purpose = [c for c in chunks if c.heading_path and _PURPOSE_HEADING.search(c.heading_path[-1])]
+    chosen = [*chunks[:LEADING_CHUNKS], *purpose]
+    return list({c.chunk_id: c for c in chosen}.values())[:MAX_REQUEST_CHUNKS]
+
+
+def domain_request(chunks: Sequence[Chunk]) -> DomainContextRequest:
+    return DomainContextRequest(
+        outline=outline(chunks),
+        chunks=[SourceChunk(chunk_id=c.chunk_id, text=c.text, heading_path=c.heading_path) for c in request_chunks(chunks)],
+    )
+
+
+def build_domain(
+    doc_id: str, chunks: Sequence[Chunk], answer: DomainContextResponse | CallFailure | None
+) -> DomainBuild:
+    sources = request_chunks(chunks)
+    base = {"domain_id": ids.domain_id(doc_id), "outline": outline(chunks)}
+    if not isinstance(answer, DomainContextResponse):
+        return DomainBuild(DomainContext(**base, provenance=first_line_provenance(doc_id, sources[0])), [])
+    kept, rejected = guard(
+        "summary", "domain_context",
+        {"title": answer.title, "purpose_verbatim": answer.purpose_verbatim},
+        [c.text for c in sources],
+    )
+    ordered = cited_first(sources, answer.chunk_id)
+    provenance = locate_provenance(doc_id, ordered, [answer.span, kept["purpose_verbatim"], kept["title"]])
+    surfaces = [s.strip() for s in answer.key_parameters if s.strip()]
+    return DomainBuild(
+        DomainContext(
+            **base,
+            title=kept["title"],
+            purpose_verbatim=kept["purpose_verbatim"],
+            key_parameters=[KeyParameter(surface=s) for s in dict.fromkeys(surfaces)],
+            provenance=provenance or first_line_provenance(doc_id, sources[0]),
+        ),
+        rejected,
+    )
+
+
+def aggregate_subdomains(glossary: Sequence[GlossaryEntry]) -> list[str]:
+    """Tag frequency descending, alphabetical tiebreak, so two runs of one document agree."""
+    counts = Counter(tag for entry in glossary for tag in entry.subdomain_tags)
+    return [tag for tag, _ in sorted(counts.items(), key=lambda item: (-item[1], item[0]))]
+
+
+def complete_domain(
+    domain: DomainContext,
+    glossary: Sequence[GlossaryEntry],
+    formulas: Sequence[FormulaEntry],
+    rules: Sequence[RuleEntry],
+) -> DomainContext:
+    return domain.model_copy(update={
+        "subdomains": aggregate_subdomains(glossary),
+        "n_terms": len(glossary),
+        "n_formulas": len(formulas),
+        "n_rules": len(rules),
+    })

@@ -1,0 +1,79 @@
+"""The formula branch: formulas transcribed from the chunks, never derived.
+
+`formula_latex` passes the guard when it is verbatim in its chunk, or a notation-aware
+transcription of its own verbatim span (`MOHH x Qty` written `MOHH \\times Qty`), or found in
+the chunk's LaTeX markup. `latex_verification` then says which guarantee it carries (contract
+§7), and is set here by code. Variables are linked to terms later by the link stage.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from knowledge_assets import ids
+from knowledge_assets.contracts import Chunk, FormulaEntry, FormulaVariable, RejectedField
+from knowledge_assets.extract.guard import rejection_reason
+from knowledge_assets.extract.provenance import chunk_provenance
+from knowledge_assets.llm.responses import FormulaFound
+from knowledge_assets.verify.latex import latex_verification, transcribes_plain_text
+from knowledge_assets.verify.spans import is_verbatim
+
+
+@dataclass(frozen=True)
+class FormulaBuild:
+    formulas: list[FormulaEntry]
+    rejected: list[RejectedField]
+
+
+def _rejected(entry_term: str, field: str, value: str) -> RejectedField:
+    return RejectedField(entry_term=entry_term, field=field, offending_value=value,
+                         reason=rejection_reason(field), branch="formula")
+
+
+def _latex_is_transcribed(latex: str, span: str, chunk: Chunk) -> bool:
+    return (
+        is_verbatim(latex, chunk.text)
+        or transcribes_plain_text(latex, span)
+        or latex_verification(latex, chunk.latex) == "verified"
+    )
+
+
+def _unique_id(doc_id: str, found: FormulaFound, latex: str | None, taken: set[str]) -> str | None:
+    """The contract's id; where two formulas of one document would share it (one name, two
+    formulas), the later one falls through the contract's own chain: latex, then chunk_id."""
+    for name, formula_latex in ((found.name, latex), (None, latex), (None, None)):
+        candidate = ids.formula_id(doc_id, name, formula_latex, found.chunk_id)
+        if candidate not in taken:
+            return candidate
+    return None
+
+
+def build_formulas(doc_id: str, answers: Sequence[FormulaFound], chunks: dict[str, Chunk]) -> FormulaBuild:
+    formulas: list[FormulaEntry] = []
+    rejected: list[RejectedField] = []
+    taken: set[str] = set()
+    for found in answers:
+        label = found.name or found.formula_latex or found.span
+        chunk = chunks.get(found.chunk_id)
+        if chunk is None or not is_verbatim(found.span, chunk.text):
+            rejected.append(_rejected(label, "provenance.span", found.span))
+            continue
+        latex = found.formula_latex
+        if latex is not None and not _latex_is_transcribed(latex, found.span, chunk):
+            rejected.append(_rejected(label, "formula_latex", latex))
+            latex = None
+        formula_id = _unique_id(doc_id, found, latex, taken)
+        if formula_id is None:
+            continue  # the same formula reported twice for one chunk
+        taken.add(formula_id)
+        formulas.append(FormulaEntry(
+            formula_id=formula_id,
+            name=found.name,
+            formula_latex=latex,
+            variables=[FormulaVariable(symbol=v.symbol, meaning=v.meaning) for v in found.variables if v.symbol.strip()],
+            unit=found.unit,
+            latex_verification=latex_verification(latex, chunk.latex),
+            provenance=chunk_provenance(doc_id, chunk, found.span),
+        ))
+    return FormulaBuild(formulas, rejected)

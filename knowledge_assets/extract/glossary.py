@@ -1,0 +1,151 @@
+"""The glossary branch: one entry per term cluster.
+
+The model (or the offline extractor) fills only `term`, `full_name`, `definition` and
+`subdomain_tags` (the writer split, contract §5). Code sets everything else: `term_id` from the
+cluster canonical, `source_wording` read literally from the section heading that names the
+term, `mention_count` from the cluster, `extraction_status` from what survived the span guard.
+`defining_formula_id` and the diff fields are set later by the link and diff stages.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from knowledge_assets.contracts import Chunk, GlossaryEntry, RejectedField
+from knowledge_assets.extract.guard import guard, rejection_reason
+from knowledge_assets.extract.provenance import cited_first, locate_provenance
+from knowledge_assets.link import TermIndex
+from knowledge_assets.llm.requests import GlossaryRequest, SourceChunk, TermCluster, cluster_batches
+from knowledge_assets.llm.responses import GlossaryTerm
+from knowledge_assets.llm.results import CallFailure
+from knowledge_assets.queue import heading_title
+from knowledge_assets.terms.clusters import TermCluster as Cluster
+
+MAX_EVIDENCE_CHUNKS = 3
+# A mention followed by one of these is probably being defined there.
+_DEFINITION_CUE = re.compile(
+    r"\s*(?:\([^()]{1,40}\)\s*)?(?:adalah|ialah|merupakan|yaitu|is defined as|is|means|refers to|:)\b|\s*:",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class Mention:
+    chunk_id: str
+    start: int
+    end: int
+    term_id: str
+
+
+@dataclass(frozen=True)
+class GlossaryBuild:
+    entries: list[GlossaryEntry]
+    rejected: list[RejectedField]
+    rejected_definitions: set[str]  # term_ids whose definition the span guard nulled
+
+
+def defining_headings(chunks: Sequence[Chunk], index: TermIndex) -> dict[str, Chunk]:
+    """term_id → the first chunk of the section whose heading names the term."""
+    found: dict[str, Chunk] = {}
+    for chunk in chunks:
+        if not chunk.heading_path:
+            continue
+        heading = chunk.heading_path[-1]
+        term_id = index.resolve(heading_title(heading) + _abbreviation_suffix(heading))
+        if term_id is not None and term_id not in found and heading in chunk.text:
+            found[term_id] = chunk
+    return found
+
+
+def _abbreviation_suffix(heading: str) -> str:
+    match = re.search(r"\(([^()]+)\)\s*$", heading)
+    return f" ({match.group(1)})" if match else ""
+
+
+def evidence_chunks(
+    clusters: Sequence[Cluster], chunks: Sequence[Chunk], mentions: Sequence[Mention], headings: dict[str, Chunk]
+) -> dict[str, list[Chunk]]:
+    """Per term, the chunks a definition is most likely in: its own section, then chunks where
+    a mention is followed by a definition cue, then the first mention."""
+    by_id = {chunk.chunk_id: chunk for chunk in chunks}
+    cued: dict[str, list[str]] = {}
+    for mention in mentions:
+        chunk = by_id.get(mention.chunk_id)
+        if chunk is not None and _DEFINITION_CUE.match(chunk.text, mention.end):
+            cued.setdefault(mention.term_id, []).append(mention.chunk_id)
+    evidence = {}
+    for cluster in clusters:
+        ordered = [
+            *([headings[cluster.term_id].chunk_id] if cluster.term_id in headings else []),
+            *cued.get(cluster.term_id, []),
+            *([cluster.provenance.chunk_id] if cluster.provenance.chunk_id else []),
+        ]
+        ids = [i for i in dict.fromkeys(ordered) if i in by_id][:MAX_EVIDENCE_CHUNKS]
+        evidence[cluster.term_id] = [by_id[i] for i in ids]
+    return evidence
+
+
+def glossary_requests(clusters: Sequence[Cluster], evidence: dict[str, list[Chunk]]) -> list[GlossaryRequest]:
+    inputs = [
+        TermCluster(
+            key=cluster.term_id,
+            canonical=cluster.canonical,
+            abbreviation=cluster.abbreviation,
+            long_forms=list(cluster.long_forms),
+            chunks=[SourceChunk(chunk_id=c.chunk_id, text=c.text, heading_path=c.heading_path)
+                    for c in evidence[cluster.term_id]],
+        )
+        for cluster in clusters
+        if evidence.get(cluster.term_id)
+    ]
+    return [GlossaryRequest(clusters=batch) for batch in cluster_batches(inputs)]
+
+
+def build_glossary(
+    doc_id: str,
+    clusters: Sequence[Cluster],
+    evidence: dict[str, list[Chunk]],
+    headings: dict[str, Chunk],
+    answers: dict[str, GlossaryTerm | CallFailure],
+) -> GlossaryBuild:
+    entries, rejected, rejected_definitions = [], [], set()
+    for cluster in clusters:
+        answer = answers.get(cluster.term_id)
+        heading = headings[cluster.term_id].heading_path[-1] if cluster.term_id in headings else None
+        if not isinstance(answer, GlossaryTerm):
+            # No answer (the call failed twice, or the item was never asked): escalated,
+            # with the cluster's own first mention as its verbatim provenance.
+            entries.append(GlossaryEntry(
+                term_id=cluster.term_id, term=cluster.abbreviation or cluster.canonical,
+                source_wording=heading, mention_count=cluster.mention_count,
+                provenance=cluster.provenance, extraction_status="escalated",
+            ))
+            continue
+        term = answer.term.strip() or cluster.canonical
+        chunks = cited_first(evidence.get(cluster.term_id, []), answer.chunk_id)
+        kept, caught = guard(
+            "glossary", term,
+            {"definition": answer.definition, "full_name": answer.full_name, "source_wording": heading},
+            [c.text for c in chunks],
+        )
+        if answer.definition is not None and kept["definition"] is None:
+            rejected_definitions.add(cluster.term_id)
+        provenance = locate_provenance(doc_id, chunks, [answer.span, kept["definition"]])
+        if answer.span and (provenance is None or provenance.span != answer.span):
+            caught.append(RejectedField(entry_term=term, field="provenance.span", offending_value=answer.span,
+                                        reason=rejection_reason("provenance.span"), branch="glossary"))
+        entries.append(GlossaryEntry(
+            term_id=cluster.term_id,
+            term=term,
+            full_name=kept["full_name"],
+            source_wording=kept["source_wording"],
+            definition=kept["definition"],
+            subdomain_tags=list(dict.fromkeys(answer.subdomain_tags)),
+            mention_count=cluster.mention_count,
+            provenance=provenance or cluster.provenance,
+            extraction_status="ok" if kept["definition"] else "no_definition_found",
+        ))
+        rejected.extend(caught)
+    return GlossaryBuild(entries, rejected, rejected_definitions)

@@ -1,7 +1,8 @@
 """The `knowledge-assets` command. Other tools call it exactly so:
 
-    knowledge-assets run PATH...            register documents and materialise their partitions
+    knowledge-assets run PATH... [--out DIR]      register documents, materialise their partitions
     knowledge-assets ingest FILE [--doc-id KEY]   register only
+    knowledge-assets export --doc-id KEY --out DIR   write the seven contract files
 """
 
 from __future__ import annotations
@@ -12,8 +13,10 @@ import sys
 import time
 from pathlib import Path
 
+from knowledge_assets.export import ExportError, export_document
 from knowledge_assets.ingest.documents import discover, identify
 from knowledge_assets.ingest.errors import DocumentError
+from knowledge_assets.llm.settings import SettingsError, resolve_settings
 from knowledge_assets.settings import database_path
 from knowledge_assets.store.database import Store, StoreError
 from knowledge_assets.store.registry import register
@@ -55,6 +58,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     if not files:
         print("error: no documents found in " + ", ".join(args.paths), file=sys.stderr)
         return 1
+    llm = resolve_settings().describe()
+    print("llm: " + ", ".join(f"{k.removeprefix('llm_')}={v}" for k, v in llm.items()))
     instance = _dagster_instance()
     from knowledge_assets.defs.launch import materialize_document
 
@@ -70,11 +75,15 @@ def cmd_run(args: argparse.Namespace) -> int:
         outcome = materialize_document(instance, source.doc_id)
         elapsed = time.perf_counter() - started
         if outcome.success:
-            parsed = outcome.metadata.get("parsed_chunks", {})
+            meta = outcome.metadata
             print(
-                f"ok      {source.doc_id}  {path.name}  pages={parsed.get('pages')} "
-                f"chunks={parsed.get('chunks')}  {elapsed:.2f}s"
+                f"ok      {source.doc_id}  {path.name}  pages={meta['parsed_chunks']['pages']} "
+                f"chunks={meta['parsed_chunks']['chunks']} terms={meta['glossary']['entries']} "
+                f"definitions={meta['glossary']['with_definition']} formulas={meta['formulas']['formulas']} "
+                f"rules={meta['rules']['rules']} review_rows={meta['review_queue']['rows']}  {elapsed:.2f}s"
             )
+            if args.out:
+                export_document(store, source.doc_id, Path(args.out) / source.doc_id)
         else:
             failures += 1
             print(f"FAILED  {source.doc_id}  {outcome.error}")
@@ -85,16 +94,32 @@ def cmd_run(args: argparse.Namespace) -> int:
     return 1 if failures else 0
 
 
+def cmd_export(args: argparse.Namespace) -> int:
+    store = Store(database_path())
+    try:
+        written = export_document(store, args.doc_id, Path(args.out))
+    except ExportError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    print(f"{args.doc_id}: wrote {', '.join(p.name for p in written)} to {Path(args.out).resolve()}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="knowledge-assets", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
     run = sub.add_parser("run", help="register documents and materialise every asset for each")
     run.add_argument("paths", nargs="+", help="files or folders of documents")
+    run.add_argument("--out", help="also export each document's contract files to OUT/<doc_id>/")
     run.set_defaults(handler=cmd_run)
     ingest = sub.add_parser("ingest", help="register a document (and its partition) only")
     ingest.add_argument("file")
     ingest.add_argument("--doc-id", help="explicit document key (default: sidecar, else content hash)")
     ingest.set_defaults(handler=cmd_ingest)
+    export = sub.add_parser("export", help="write a document's seven contract files from the store")
+    export.add_argument("--doc-id", required=True)
+    export.add_argument("--out", required=True, help="folder to write into")
+    export.set_defaults(handler=cmd_export)
     return parser
 
 
@@ -102,7 +127,7 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return args.handler(args)
-    except StoreError as exc:
+    except (StoreError, SettingsError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
 

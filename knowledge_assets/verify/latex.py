@@ -21,9 +21,14 @@ _SPACING = re.compile(r"\\[,;:! ]|~|\\quad|\\qquad")
 _BARE_X_PRODUCT = re.compile(r"(?<=[\w})\]])\s+x\s+(?=[\w\\({\[])")
 
 
+def _grouped(operand: str) -> str:
+    """`\\frac{a+b}{c}` is `(a+b)/c`; `\\frac{Total Hours}{n}` is `Total Hours/n`, as text writes it."""
+    return f"({operand})" if re.search(r"[-+*/=]|\\times|\\cdot", operand) else operand
+
+
 def canonical_latex(latex: str) -> str:
     text = _WRAPPERS.sub(r"\1", latex)
-    while (replaced := _FRAC.sub(r"(\1)/(\2)", text)) != text:
+    while (replaced := _FRAC.sub(lambda m: f"{_grouped(m[1])}/{_grouped(m[2])}", text)) != text:
         text = replaced
     text = _SIZING.sub("", text)
     text = _SPACING.sub(" ", text)

@@ -13,10 +13,13 @@ import sys
 import time
 from pathlib import Path
 
+from knowledge_assets.evaluation import cli as evaluation_cli
 from knowledge_assets.export import ExportError, export_document
 from knowledge_assets.ingest.documents import discover, identify
 from knowledge_assets.ingest.errors import DocumentError
 from knowledge_assets.llm.settings import SettingsError, resolve_settings
+from knowledge_assets.review import cli as review_cli
+from knowledge_assets.semantic_review import cli as semantic_review_cli
 from knowledge_assets.settings import database_path
 from knowledge_assets.store.database import Store, StoreError
 from knowledge_assets.store.registry import register
@@ -120,6 +123,8 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--doc-id", required=True)
     export.add_argument("--out", required=True, help="folder to write into")
     export.set_defaults(handler=cmd_export)
+    for module in (review_cli, evaluation_cli, semantic_review_cli):
+        module.add_commands(sub)
     return parser
 
 

@@ -2,15 +2,19 @@
 
 import dagster as dg
 
-from knowledge_assets.defs.assets import all_assets
+from knowledge_assets.defs.assets import all_assets, evaluation
+from knowledge_assets.defs.checks import CHECKS
 from knowledge_assets.defs.jobs import extract_document
 from knowledge_assets.defs.llm import KnowledgeLLM
 from knowledge_assets.defs.resources import Inbox, KnowledgeStore
+from knowledge_assets.defs.schedules import SCHEDULES
 from knowledge_assets.defs.sensors import new_documents
 
 defs = dg.Definitions(
     assets=all_assets,
+    asset_checks=[*CHECKS, *evaluation.CHECKS],
     jobs=[extract_document],
     sensors=[new_documents],
+    schedules=SCHEDULES,
     resources={"knowledge_store": KnowledgeStore(), "knowledge_llm": KnowledgeLLM(), "inbox": Inbox()},
 )

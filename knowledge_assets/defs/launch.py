@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 import dagster as dg
 
+from knowledge_assets.defs.assets import document_assets
 from knowledge_assets.definitions import defs
 
 
@@ -27,7 +28,7 @@ def add_partition(instance: dg.DagsterInstance, doc_id: str) -> None:
 def materialize_document(instance: dg.DagsterInstance, doc_id: str) -> PartitionOutcome:
     add_partition(instance, doc_id)
     result = dg.materialize(
-        defs.assets,
+        document_assets,
         instance=instance,
         resources=defs.resources,
         partition_key=doc_id,

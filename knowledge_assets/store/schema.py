@@ -3,13 +3,15 @@ column-order change can never shift values into the wrong column."""
 
 from __future__ import annotations
 
-from knowledge_assets.store.tables import ingest, knowledge, llm, terms
+from knowledge_assets.store.tables import evaluation, ingest, knowledge, llm, review, terms
 
 TABLES: dict[str, dict[str, str]] = {
     **ingest.TABLES,
     **terms.TABLES,
     **llm.TABLES,
     **knowledge.TABLES,
+    **review.TABLES,
+    **evaluation.TABLES,
 }
 
 

@@ -3,6 +3,7 @@
 import dagster as dg
 import pytest
 
+from knowledge_assets.defs.assets import document_assets
 from knowledge_assets.defs.launch import materialize_document
 from knowledge_assets.definitions import defs
 from knowledge_assets.ingest.documents import identify
@@ -12,14 +13,17 @@ from tests.conftest import SAMPLE_PDF
 from tests.documents import write_image_only_pdf
 
 
-def test_definitions_load_with_every_asset_partitioned_by_documents():
+def test_definitions_load_with_every_document_asset_partitioned_by_documents():
     repo = defs.get_repository_def()
     keys = {key.to_user_string() for key in repo.asset_graph.get_all_asset_keys()}
-    assert "parsed_chunks" in keys
-    for key in keys:
-        node = repo.asset_graph.get(dg.AssetKey.from_user_string(key))
-        assert node.partitions_def == dg.DynamicPartitionsDefinition(name="documents")
-        assert node.code_version
+    assert {"parsed_chunks", "term_clusters", "formulas", "glossary", "rules", "domain_context",
+            "review_queue"} <= keys
+    assert repo.has_job("extract_document") and repo.has_sensor_def("new_documents")
+    for asset in document_assets:
+        for key in asset.keys:
+            node = repo.asset_graph.get(key)
+            assert node.partitions_def == dg.DynamicPartitionsDefinition(name="documents")
+            assert node.code_version
 
 
 @pytest.fixture

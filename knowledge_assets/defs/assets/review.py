@@ -1,0 +1,3 @@
+"""Assets of the review stage."""
+
+ASSETS: list = []

@@ -1,0 +1,3 @@
+"""Asset checks."""
+
+CHECKS: list = []

@@ -1,0 +1,3 @@
+"""Schedules."""
+
+SCHEDULES: list = []

@@ -1,0 +1,1 @@
+"""Expert review: append-only decisions, continuity across re-runs, approved-only knowledge."""

@@ -1,0 +1,1 @@
+"""Semantic output review (seed 002): frozen plans, itemwise receipts, conservative reports."""

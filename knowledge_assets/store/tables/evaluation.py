@@ -1,0 +1,3 @@
+"""Tables of the evaluation stage."""
+
+TABLES: dict[str, dict[str, str]] = {}

@@ -1,0 +1,3 @@
+"""Tables of the review stage."""
+
+TABLES: dict[str, dict[str, str]] = {}

@@ -27,13 +27,6 @@ def test_definitions_load_with_every_document_asset_partitioned_by_documents():
 
 
 @pytest.fixture
-def instance(tmp_path):
-    (tmp_path / "dagster").mkdir()
-    with dg.instance_for_test(temp_dir=str(tmp_path / "dagster")) as instance:
-        yield instance
-
-
-@pytest.fixture
 def knowledge_db(tmp_path, monkeypatch):
     path = tmp_path / "knowledge.duckdb"
     monkeypatch.setenv("KNOWLEDGE_DB", str(path))

@@ -14,13 +14,6 @@ from tests.conftest import SAMPLE_MARKDOWN
 
 
 @pytest.fixture
-def instance(tmp_path):
-    (tmp_path / "dagster").mkdir()
-    with dg.instance_for_test(temp_dir=str(tmp_path / "dagster")) as instance:
-        yield instance
-
-
-@pytest.fixture
 def inbox(tmp_path):
     folder = tmp_path / "inbox"
     folder.mkdir()

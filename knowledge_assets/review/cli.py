@@ -1,7 +1,153 @@
-"""The `knowledge-assets review` commands."""
+"""The `knowledge-assets review` commands:
+
+    review list --doc-id X [--json]                         the pending entries, in queue order
+    review show ID [--doc-id X]                             the entry now, its state and history (JSON)
+    review approve ID --reviewer NAME [--note TEXT]
+    review reject ID --reviewer NAME --note TEXT
+    review edit ID --payload FILE --reviewer NAME [--note TEXT]
+
+ID is a term_id, formula_id, rule_id or domain_id, or `<domain_id>:<surface>` for a key
+parameter. Every decision is appended to `knowledge_reviews`; a bad id, an unknown document or
+an invalid payload writes nothing and exits 1.
+"""
+
+from __future__ import annotations
 
 import argparse
+import json
+import sys
+from dataclasses import asdict
+from pathlib import Path
+
+from knowledge_assets.review.decisions import Decision, Review, history, record_decision, validate_edit
+from knowledge_assets.review.entities import ReviewError, find
+from knowledge_assets.review.status import statuses_of
+from knowledge_assets.review.worklist import worklist
+from knowledge_assets.settings import database_path
+from knowledge_assets.store.database import Store
+
+
+def _store() -> Store:
+    return Store(database_path())
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    items = worklist(_store(), args.doc_id)
+    if args.json:
+        print(json.dumps([asdict(item) for item in items], ensure_ascii=False, indent=2))
+        return 0
+    for item in items:
+        where = f"p.{item.page_no}" if item.page_no else "p.?"
+        if item.section_no:
+            where += f" §{item.section_no}"
+        print(f"{item.rank:>4}  {item.kind:<13} {item.id}  {item.state}  {where}  {item.label}")
+        print(f"      reason: {item.reason}")
+        print(f"      span:   {' '.join(item.span.split())}")
+    print(f"{len(items)} pending in {args.doc_id}")
+    return 0
+
+
+def _history_row(review: Review) -> dict:
+    return {
+        "review_id": review.review_id,
+        "decision": review.decision,
+        "reviewer": review.reviewer,
+        "reviewed_at": review.reviewed_at.isoformat(),
+        "note": review.note,
+        "fingerprint": review.fingerprint,
+        "edited_payload": review.edited_payload,
+    }
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    store = _store()
+    item = find(store, args.id, args.doc_id)
+    reviews = [r for r in history(store, item.doc_id) if r.key == item.key]
+    status = statuses_of([item], {item.key: reviews[-1]} if reviews else {})[0]
+    shown = {
+        "id": item.key.ref,
+        "doc_id": item.doc_id,
+        "kind": item.key.kind,
+        "state": status.state,
+        "stale_reason": status.stale_reason,
+        "fingerprint": status.fingerprint,
+        "entry": item.entity.model_dump(mode="json"),
+        "history": [_history_row(r) for r in reviews],
+    }
+    if item.key.kind == "key_parameter":
+        shown["provenance"] = item.provenance.model_dump(mode="json")
+    print(json.dumps(shown, ensure_ascii=False, indent=2))
+    return 0
+
+
+def _decide(args: argparse.Namespace, decision: Decision, edited_from: Path | None = None) -> int:
+    store = _store()
+    item = find(store, args.id, args.doc_id)
+    edited = None
+    if edited_from is not None:
+        try:
+            payload = json.loads(edited_from.read_text(encoding="utf-8"))
+        except OSError as exc:
+            raise ReviewError(f"{edited_from}: cannot read the payload ({exc.strerror})") from None
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise ReviewError(f"{edited_from}: not a JSON document ({exc})") from None
+        edited = validate_edit(item, payload, str(edited_from))
+    review = record_decision(store, item, decision, args.reviewer, args.note, edited)
+    print(f"{decision} {item.key.kind} {item.key.ref} ({item.label}) in {item.doc_id}: {review.review_id}")
+    return 0
+
+
+def cmd_approve(args: argparse.Namespace) -> int:
+    return _decide(args, "approved")
+
+
+def cmd_reject(args: argparse.Namespace) -> int:
+    return _decide(args, "rejected")
+
+
+def cmd_edit(args: argparse.Namespace) -> int:
+    return _decide(args, "edited", Path(args.payload))
+
+
+def _handled(handler):
+    """A review error is the user's input, not a crash: one line on stderr, exit 1."""
+
+    def run(args: argparse.Namespace) -> int:
+        try:
+            return handler(args)
+        except ReviewError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 1
+
+    return run
+
+
+def _entry(commands: argparse._SubParsersAction, name: str, help: str, handler) -> argparse.ArgumentParser:
+    parser = commands.add_parser(name, help=help)
+    parser.set_defaults(handler=_handled(handler))
+    return parser
+
+
+def _decision(commands: argparse._SubParsersAction, name: str, help: str, handler, note_required=False):
+    parser = _entry(commands, name, help, handler)
+    parser.add_argument("id", help="term_id, formula_id, rule_id, domain_id, or <domain_id>:<surface>")
+    parser.add_argument("--doc-id", help="the document, when the id alone does not say")
+    parser.add_argument("--reviewer", required=True, help="who decides")
+    parser.add_argument("--note", required=note_required, help="why" + (" (required)" if note_required else ""))
+    return parser
 
 
 def add_commands(subparsers: argparse._SubParsersAction) -> None:
-    """Adds this module's subcommands to the `knowledge-assets` parser."""
+    """Adds `review` and its subcommands to the `knowledge-assets` parser."""
+    review = subparsers.add_parser("review", help="expert review: list, show, approve, reject, edit")
+    commands = review.add_subparsers(dest="review_command", required=True)
+    listing = _entry(commands, "list", "the document's pending entries, in queue order", cmd_list)
+    listing.add_argument("--doc-id", required=True)
+    listing.add_argument("--json", action="store_true", help="one JSON array instead of text")
+    show = _entry(commands, "show", "an entry as stored now, its review state and history (JSON)", cmd_show)
+    show.add_argument("id", help="term_id, formula_id, rule_id, domain_id, or <domain_id>:<surface>")
+    show.add_argument("--doc-id", help="the document, when the id alone does not say")
+    _decision(commands, "approve", "approve the entry as stored now", cmd_approve)
+    _decision(commands, "reject", "reject the entry; it never reaches approved knowledge", cmd_reject, note_required=True)
+    edit = _decision(commands, "edit", "replace the entry by a corrected one (a contract JSON object)", cmd_edit)
+    edit.add_argument("--payload", required=True, help="JSON file holding the corrected entry")

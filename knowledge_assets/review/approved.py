@@ -1,0 +1,177 @@
+"""Approved-only knowledge (seed 001 §6): the entries a downstream planner prompt may use.
+
+Per entity, the latest decision decides, while it applies to the current content:
+approved → the stored entity; edited → the edited payload; rejected, unreviewed or stale → never.
+The result keeps the contract shapes and holds together on its own:
+  - a link to an entity outside the approved set is pruned (null or dropped), the contract's
+    rule for a dangling link (§10);
+  - an approved domain keeps a key parameter only when an approval backs it: its corroborating
+    term is approved, or the key parameter itself was approved or edited. An edited domain is
+    the expert's own statement, so its key parameters stand, links pruned;
+  - the domain's subdomains and counts are recomputed over the approved entries, so they
+    describe the files they come with.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from knowledge_assets import contracts as c
+from knowledge_assets.export import ExportError
+from knowledge_assets.extract.domain import complete_domain
+from knowledge_assets.review.decisions import Review
+from knowledge_assets.review.entities import MODELS, EntityKey, Kind, extracted_documents
+from knowledge_assets.review.status import ReviewStatus, review_statuses
+from knowledge_assets.store.database import Store
+
+# The export's file for each kind; key parameters travel inside domain_context.json.
+FILES: dict[Kind, str] = {
+    "term": "glossary.json",
+    "rule": "interpretation_pack.json",
+    "formula": "formulas.json",
+    "domain": "domain_context.json",
+}
+
+
+@dataclass(frozen=True)
+class ApprovedEntry:
+    key: EntityKey
+    review: Review
+    entity: BaseModel
+
+
+@dataclass(frozen=True)
+class ApprovedKnowledge:
+    doc_id: str
+    entries: list[ApprovedEntry]
+    # How many of the document's current entities are in each review state.
+    states: Counter[str]
+
+    def of(self, kind: Kind) -> list[Any]:
+        return [entry.entity for entry in self.entries if entry.key.kind == kind]
+
+    def rows(self) -> list[dict[str, Any]]:
+        """Rows of the `approved_knowledge` table."""
+        return [
+            {
+                "doc_id": self.doc_id,
+                "entity_kind": entry.key.kind,
+                "entity_id": entry.key.entity_id,
+                "surface": entry.key.surface,
+                "decision": entry.review.decision,
+                "review_id": entry.review.review_id,
+                "reviewer": entry.review.reviewer,
+                "reviewed_at": entry.review.reviewed_at,
+                "payload": json.dumps(entry.entity.model_dump(mode="json"), ensure_ascii=False),
+            }
+            for entry in self.entries
+        ]
+
+
+def _chosen(status: ReviewStatus) -> BaseModel:
+    assert status.latest is not None
+    if status.state == "edited":
+        return MODELS[status.key.kind].model_validate(status.latest.edited_payload)
+    return status.item.entity
+
+
+def _kept(value: str | None, allowed: set[str]) -> str | None:
+    return value if value in allowed else None
+
+
+def _prune_links(entity: BaseModel, terms: set[str], formulas: set[str]) -> BaseModel:
+    if isinstance(entity, c.GlossaryEntry):
+        return entity.model_copy(update={"defining_formula_id": _kept(entity.defining_formula_id, formulas)})
+    if isinstance(entity, c.FormulaEntry):
+        variables = [v.model_copy(update={"term_id": _kept(v.term_id, terms)}) for v in entity.variables]
+        return entity.model_copy(update={"variables": variables})
+    if isinstance(entity, c.RuleEntry):
+        return entity.model_copy(update={
+            "formula_ids": [f for f in entity.formula_ids if f in formulas],
+            "term_ids": [t for t in entity.term_ids if t in terms],
+        })
+    if isinstance(entity, c.KeyParameter):
+        return entity.model_copy(update={"term_id": _kept(entity.term_id, terms)})
+    return entity
+
+
+def _key_parameters(
+    domain: c.DomainContext, edited: bool, terms: set[str], confirmed: dict[str, c.KeyParameter]
+) -> list[c.KeyParameter]:
+    """`confirmed`: uncorroborated surfaces an expert approved, as approved or edited."""
+    if edited:
+        return [p.model_copy(update={"term_id": _kept(p.term_id, terms)}) for p in domain.key_parameters]
+    kept = []
+    for parameter in domain.key_parameters:
+        if parameter.term_id is not None and parameter.term_id in terms:
+            kept.append(parameter)
+        elif parameter.term_id is None and parameter.surface in confirmed:
+            kept.append(confirmed[parameter.surface])
+    return kept
+
+
+def select_approved(doc_id: str, statuses: Sequence[ReviewStatus]) -> ApprovedKnowledge:
+    chosen = [s for s in statuses if s.state in ("approved", "edited")]
+    terms = {s.key.entity_id for s in chosen if s.key.kind == "term"}
+    formulas = {s.key.entity_id for s in chosen if s.key.kind == "formula"}
+    entries = [ApprovedEntry(s.key, s.latest, _prune_links(_chosen(s), terms, formulas)) for s in chosen]  # type: ignore[arg-type]
+    knowledge = ApprovedKnowledge(doc_id, entries, Counter(s.state for s in statuses))
+    confirmed = {e.key.surface: e.entity for e in entries if e.key.kind == "key_parameter"}
+    for position, entry in enumerate(entries):
+        if entry.key.kind != "domain":
+            continue
+        domain = entry.entity.model_copy(update={"key_parameters": _key_parameters(
+            entry.entity, entry.review.decision == "edited", terms, confirmed)})  # type: ignore[arg-type]
+        domain = complete_domain(domain, knowledge.of("term"), knowledge.of("formula"), knowledge.of("rule"))
+        entries[position] = ApprovedEntry(entry.key, entry.review, domain)
+    return knowledge
+
+
+def approved_knowledge(store: Store, doc_id: str) -> ApprovedKnowledge:
+    return select_approved(doc_id, review_statuses(store, doc_id))
+
+
+def write_approved_knowledge(store: Store) -> list[ApprovedKnowledge]:
+    """Replaces every document's rows of the `approved_knowledge` table, each in one transaction."""
+    documents = extracted_documents(store)
+    previously = {row["doc_id"] for row in store.fetch("SELECT DISTINCT doc_id FROM approved_knowledge")}
+    results = [approved_knowledge(store, doc_id) for doc_id in documents]
+    for knowledge in results:
+        store.replace_partition(knowledge.doc_id, {"approved_knowledge": knowledge.rows()})
+    for gone in sorted(previously - set(documents)):
+        store.replace_partition(gone, {"approved_knowledge": []})
+    return results
+
+
+def _write_json(path: Path, value: object) -> Path:
+    path.write_text(json.dumps(value, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+    return path
+
+
+def export_approved(store: Store, out_dir: Path, doc_ids: Sequence[str] | None = None) -> list[Path]:
+    """One folder per document: glossary.json, interpretation_pack.json and formulas.json (bare
+    arrays, maybe empty), and domain_context.json only when the domain context is approved."""
+    known = extracted_documents(store)
+    unknown = [d for d in doc_ids or () if d not in known]
+    if unknown:
+        raise ExportError(f"{', '.join(unknown)}: no extracted knowledge in {store.path}; run the document first")
+    written = []
+    for doc_id in doc_ids or known:
+        knowledge = approved_knowledge(store, doc_id)
+        folder = out_dir / doc_id
+        folder.mkdir(parents=True, exist_ok=True)
+        for kind in ("term", "rule", "formula"):
+            written.append(_write_json(folder / FILES[kind], [e.model_dump(mode="json") for e in knowledge.of(kind)]))
+        domain = folder / FILES["domain"]
+        # A folder exported before may hold a domain context approved then and not now.
+        domain.unlink(missing_ok=True)
+        for entity in knowledge.of("domain"):
+            written.append(_write_json(domain, entity.model_dump(mode="json")))
+    return written

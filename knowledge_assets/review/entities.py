@@ -1,0 +1,169 @@
+"""What an expert reviews: the current extraction's entities, each under a stable reference.
+
+A reference is the entity's own content-derived id — `t_…` term, `f_…` formula, `r_…` rule,
+`d_…` domain — or `<domain_id>:<surface>` for a key parameter no extracted term corroborates
+(the only key parameters reviewed on their own; a corroborated one stands on its term).
+Domain ids never contain `:`, so the first `:` separates the surface, which may hold anything.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal, get_args
+
+from pydantic import BaseModel
+
+from knowledge_assets import contracts as c
+from knowledge_assets.store.database import Store
+from knowledge_assets.store.knowledge import load_entities
+
+Kind = Literal["term", "formula", "rule", "domain", "key_parameter"]
+KINDS: tuple[Kind, ...] = get_args(Kind)
+
+MODELS: dict[Kind, type[BaseModel]] = {
+    "term": c.GlossaryEntry,
+    "formula": c.FormulaEntry,
+    "rule": c.RuleEntry,
+    "domain": c.DomainContext,
+    "key_parameter": c.KeyParameter,
+}
+_PREFIXES: dict[str, Kind] = {"t_": "term", "f_": "formula", "r_": "rule", "d_": "domain"}
+# Where each kind lives and which column holds its id; key parameters live in their domain.
+_TABLES: dict[Kind, tuple[str, str]] = {
+    "term": ("glossary", "term_id"),
+    "formula": ("formulas", "formula_id"),
+    "rule": ("rules", "rule_id"),
+    "domain": ("domain_context", "domain_id"),
+    "key_parameter": ("domain_context", "domain_id"),
+}
+KNOWLEDGE_TABLES = ("glossary", "formulas", "rules", "domain_context")
+
+
+class ReviewError(Exception):
+    """A bad reference, an unknown document or an invalid decision: nothing is written."""
+
+
+@dataclass(frozen=True)
+class EntityKey:
+    kind: Kind
+    entity_id: str
+    surface: str | None = None
+
+    @property
+    def ref(self) -> str:
+        return self.entity_id if self.surface is None else f"{self.entity_id}:{self.surface}"
+
+
+def parse_ref(ref: str) -> EntityKey:
+    kind = _PREFIXES.get(ref[:2])
+    if kind is None or len(ref) <= 2:
+        raise ReviewError(
+            f"{ref!r} is not a review id: expected a term_id (t_…), formula_id (f_…), rule_id (r_…), "
+            "domain_id (d_…) or <domain_id>:<surface> for a key parameter"
+        )
+    if ":" not in ref:
+        return EntityKey(kind, ref)
+    domain, surface = ref.split(":", 1)
+    if kind != "domain" or not surface.strip():
+        raise ReviewError(f"{ref!r}: only a key parameter id has a ':', as <domain_id>:<surface>")
+    return EntityKey("key_parameter", domain, surface)
+
+
+@dataclass(frozen=True)
+class Reviewable:
+    """One current entity, with the provenance a reviewer checks (a key parameter's is its domain's)."""
+
+    doc_id: str
+    key: EntityKey
+    entity: BaseModel
+    provenance: c.Provenance
+
+    @property
+    def label(self) -> str:
+        """What the reviewer reads first."""
+        entity = self.entity
+        if isinstance(entity, c.GlossaryEntry):
+            return entity.term
+        if isinstance(entity, c.FormulaEntry):
+            return entity.name or entity.formula_latex or entity.formula_id
+        if isinstance(entity, c.RuleEntry):
+            return entity.statement or " … ".join(filter(None, (entity.condition, entity.consequence)))
+        if isinstance(entity, c.DomainContext):
+            return entity.title or entity.domain_id
+        return entity.surface  # type: ignore[attr-defined]
+
+
+def current_entities(store: Store, doc_id: str) -> list[Reviewable]:
+    """Every reviewable entity of the document's current extraction, in the stored order."""
+    glossary = load_entities(store, "glossary", doc_id, c.GlossaryEntry)
+    formulas = load_entities(store, "formulas", doc_id, c.FormulaEntry)
+    rules = load_entities(store, "rules", doc_id, c.RuleEntry)
+    domains = load_entities(store, "domain_context", doc_id, c.DomainContext)
+    items = [Reviewable(doc_id, EntityKey("term", e.term_id), e, e.provenance) for e in glossary]
+    items += [Reviewable(doc_id, EntityKey("formula", f.formula_id), f, f.provenance) for f in formulas]
+    items += [Reviewable(doc_id, EntityKey("rule", r.rule_id), r, r.provenance) for r in rules]
+    for domain in domains:
+        items.append(Reviewable(doc_id, EntityKey("domain", domain.domain_id), domain, domain.provenance))
+        items += [
+            Reviewable(doc_id, EntityKey("key_parameter", domain.domain_id, p.surface), p, domain.provenance)
+            for p in domain.key_parameters
+            if p.term_id is None
+        ]
+    return items
+
+
+def extracted_documents(store: Store) -> list[str]:
+    """Documents with any extracted knowledge in the store, sorted."""
+    union = " UNION ".join(f'SELECT doc_id FROM "{table}"' for table in KNOWLEDGE_TABLES)
+    return [row["doc_id"] for row in store.fetch(f"SELECT DISTINCT doc_id FROM ({union}) ORDER BY doc_id")]
+
+
+def require_document(store: Store, doc_id: str) -> None:
+    if doc_id not in extracted_documents(store):
+        raise ReviewError(
+            f"{doc_id}: no extracted knowledge for this document in {store.path}; run it first "
+            "(knowledge-assets run FILE)"
+        )
+
+
+def find(store: Store, ref: str, doc_id: str | None = None) -> Reviewable:
+    """The current entity a reference names, in `doc_id` or in the one document holding it."""
+    key = parse_ref(ref)
+    if doc_id is None:
+        doc_id = _holding_document(store, key)
+    else:
+        require_document(store, doc_id)
+    for item in current_entities(store, doc_id):
+        if item.key == key:
+            return item
+    if key.kind == "key_parameter":
+        raise _key_parameter_error(store, key, doc_id)
+    raise ReviewError(f"{ref}: no {key.kind} with this id in the current extraction of document {doc_id}")
+
+
+def _holding_document(store: Store, key: EntityKey) -> str:
+    table, column = _TABLES[key.kind]
+    rows = store.fetch(f'SELECT DISTINCT doc_id FROM "{table}" WHERE "{column}" = ? ORDER BY doc_id', [key.entity_id])
+    if not rows:
+        kind = "domain" if key.kind == "key_parameter" else key.kind
+        raise ReviewError(f"{key.ref}: no {kind} {key.entity_id} in the current extraction of any document in {store.path}")
+    if len(rows) > 1:
+        raise ReviewError(f"{key.ref}: found in documents {', '.join(r['doc_id'] for r in rows)}; pass --doc-id")
+    return rows[0]["doc_id"]
+
+
+def _key_parameter_error(store: Store, key: EntityKey, doc_id: str) -> ReviewError:
+    domains = [d for d in load_entities(store, "domain_context", doc_id, c.DomainContext) if d.domain_id == key.entity_id]
+    if not domains:
+        return ReviewError(f"{key.ref}: no domain {key.entity_id} in document {doc_id}")
+    parameters = {p.surface: p.term_id for p in domains[0].key_parameters}
+    if parameters.get(key.surface):
+        return ReviewError(
+            f"{key.ref}: key parameter {key.surface!r} is corroborated by term {parameters[key.surface]}; "
+            f"review that term or the domain {key.entity_id} instead"
+        )
+    open_ones = ", ".join(repr(s) for s, term in parameters.items() if term is None) or "none"
+    return ReviewError(
+        f"{key.ref}: domain {key.entity_id} has no uncorroborated key parameter {key.surface!r} "
+        f"(uncorroborated: {open_ones})"
+    )

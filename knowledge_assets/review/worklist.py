@@ -1,0 +1,67 @@
+"""What `review list` shows: the document's pending entries, read live, in queue order.
+
+Terms and uncorroborated key parameters come in the contract queue's order (conflicts, key
+parameters, mention count), then the domain context, formulas and rules, which the contract
+queue does not hold but an expert gates too (seed 001 §9.3). A stale entry keeps its place
+and says what changed; any other keeps the queue's reason.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from knowledge_assets.review.entities import EntityKey, require_document
+from knowledge_assets.review.status import ReviewStatus, review_statuses
+from knowledge_assets.store.database import Store
+
+AWAITING_FIRST_REVIEW = "awaiting a first review"
+# Entries outside the contract queue (and any a stale queue table lacks) follow in this order.
+_KIND_ORDER = ("term", "key_parameter", "domain", "formula", "rule")
+
+
+@dataclass(frozen=True)
+class WorkItem:
+    rank: int
+    kind: str
+    id: str
+    label: str
+    state: str
+    reason: str
+    page_no: int | None
+    section_no: str | None
+    span: str
+
+
+def _queue_rows(store: Store, doc_id: str) -> dict[EntityKey, tuple[int, str]]:
+    rows = store.fetch(
+        "SELECT rank, row_kind, term_id, domain_id, term, review_reason FROM review_queue WHERE doc_id = ? ORDER BY rank",
+        [doc_id],
+    )
+    keyed = {}
+    for row in rows:
+        if row["row_kind"] == "key_parameter":
+            key = EntityKey("key_parameter", row["domain_id"], row["term"])
+        else:
+            key = EntityKey("term", row["term_id"])
+        keyed[key] = (row["rank"], row["review_reason"])
+    return keyed
+
+
+def worklist(store: Store, doc_id: str) -> list[WorkItem]:
+    require_document(store, doc_id)
+    queue = _queue_rows(store, doc_id)
+    unranked = len(queue) + 1
+
+    def order(status: ReviewStatus) -> tuple[int, int]:
+        return queue.get(status.key, (unranked, ""))[0], _KIND_ORDER.index(status.key.kind)
+
+    pending = sorted((s for s in review_statuses(store, doc_id) if s.pending), key=order)
+    items = []
+    for rank, status in enumerate(pending, start=1):
+        provenance = status.item.provenance
+        reason = status.stale_reason or queue.get(status.key, (0, AWAITING_FIRST_REVIEW))[1]
+        items.append(WorkItem(
+            rank=rank, kind=status.key.kind, id=status.key.ref, label=status.item.label, state=status.state,
+            reason=reason, page_no=provenance.page_no, section_no=provenance.section_no, span=provenance.span,
+        ))
+    return items

@@ -1,0 +1,111 @@
+"""Structural admission, recomputed (seed 002 §5): a review does not trust a capture's own
+checks. Every payload is validated against the contract models, ids must be unique and
+provenance must name the case, and every guarded field is located again, verbatim, in the
+document parsed afresh from the bundle's frozen bytes. A failure here is an engineering
+blocker; a pass proves only the quote, never its meaning.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from pydantic import TypeAdapter, ValidationError
+
+from knowledge_assets import contracts as c
+from knowledge_assets.extract.guard import GUARDED_FIELDS
+from knowledge_assets.verify.latex import latex_verification, transcribes_plain_text
+from knowledge_assets.verify.spans import is_verbatim
+from knowledge_assets.semantic_review.vocabulary import ENTITY_KINDS, EntityKind
+
+PAYLOAD_MODELS: dict[str, TypeAdapter] = {
+    "glossary.json": TypeAdapter(list[c.GlossaryEntry]),
+    "interpretation_pack.json": TypeAdapter(list[c.RuleEntry]),
+    "formulas.json": TypeAdapter(list[c.FormulaEntry]),
+    "domain_context.json": TypeAdapter(c.DomainContext),
+    "review_queue.json": TypeAdapter(list[c.ReviewQueueRow]),
+    "rejected.json": TypeAdapter(list[c.RejectedField]),
+    "usage.json": TypeAdapter(list[c.CallUsage]),
+}
+PROVENANCE_SPAN = "provenance.span"
+
+
+@dataclass(frozen=True)
+class SpanCheck:
+    field: str
+    value: str
+    verbatim: bool
+    chunk_id: str | None
+
+
+@dataclass(frozen=True)
+class Entity:
+    kind: EntityKind
+    entity_id: str
+    item: dict
+    spans: tuple[SpanCheck, ...]
+
+
+@dataclass
+class AdmittedCase:
+    entities: list[Entity] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+
+def _first_error(exc: ValidationError) -> str:
+    error = exc.errors()[0]
+    return f"{'.'.join(map(str, error['loc'])) or '(root)'}: {error['msg']}"
+
+
+def _span_check(name: str, value: str, item: dict, chunks: dict[str, c.Chunk]) -> SpanCheck:
+    """Where the production guard would have found the value: the provenance span in its own
+    chunk; a formula's LaTeX in its chunk, its markup or as a transcription of its span; any
+    other guarded field in one single chunk (a quote is never stitched across chunks)."""
+    own = chunks.get(item["provenance"].get("chunk_id") or "")
+    if name == PROVENANCE_SPAN:
+        candidates = [own] if own is not None else list(chunks.values())
+        found = next((ch for ch in candidates if is_verbatim(value, ch.text)), None)
+    elif name == "formula_latex":
+        found = own if own is not None and (
+            is_verbatim(value, own.text) or transcribes_plain_text(value, item["provenance"]["span"])
+            or latex_verification(value, own.latex) == "verified") else None
+    else:
+        found = next((ch for ch in chunks.values() if is_verbatim(value, ch.text)), None)
+    return SpanCheck(name, value, found is not None, found.chunk_id if found else None)
+
+
+def _entity(kind: EntityKind, item: dict, chunks: dict[str, c.Chunk]) -> Entity:
+    fields = [(name, item.get(name)) for name in GUARDED_FIELDS[kind.branch]]
+    fields.append((PROVENANCE_SPAN, item["provenance"]["span"]))
+    spans = tuple(_span_check(name, value, item, chunks) for name, value in fields if isinstance(value, str))
+    return Entity(kind, item[kind.id_field], item, spans)
+
+
+def admit(case_id: str, payloads: object, chunks: dict[str, c.Chunk]) -> AdmittedCase:
+    admitted = AdmittedCase()
+    if not isinstance(payloads, dict) or set(payloads) != set(PAYLOAD_MODELS):
+        admitted.problems.append(f"the capture does not hold exactly the files {', '.join(sorted(PAYLOAD_MODELS))}")
+        return admitted
+    valid = set()
+    for name, model in PAYLOAD_MODELS.items():
+        try:
+            model.validate_python(payloads[name])
+            valid.add(name)
+        except ValidationError as exc:
+            admitted.problems.append(f"{name} is refused by the contract ({_first_error(exc)})")
+    for kind in ENTITY_KINDS:
+        if kind.payload not in valid:
+            continue
+        items = payloads[kind.payload]
+        items = items if isinstance(items, list) else [items]
+        ids = [item[kind.id_field] for item in items]
+        if len(set(ids)) != len(ids):
+            admitted.problems.append(f"{kind.payload} repeats an {kind.id_field}")
+        for item in items:
+            if item["provenance"]["doc_id"] != case_id:
+                admitted.problems.append(f"{kind.payload} {item[kind.id_field]}: provenance names {item['provenance']['doc_id']}")
+            entity = _entity(kind, item, chunks)
+            admitted.problems.extend(
+                f"{kind.payload} {entity.entity_id}: {span.field} is not verbatim in the frozen source"
+                for span in entity.spans if not span.verbatim)
+            admitted.entities.append(entity)
+    return admitted

@@ -1,7 +1,124 @@
-"""The `knowledge-assets eval` commands."""
+"""The `knowledge-assets eval` commands.
+
+    knowledge-assets eval [--doc-id X]            scores of the documents in the store that have gold
+    knowledge-assets eval --write                 also write eval_assets/results/<date>_<backend>_<prompts>.json
+    knowledge-assets eval --baseline FILE         compare with a result file; exit 1 on a regression
+"""
+
+from __future__ import annotations
 
 import argparse
+import sys
+from datetime import datetime, timezone
+from pathlib import Path
+
+from knowledge_assets.evaluation.gold import GOLD_DIR, GoldError, gold_path, load_gold
+from knowledge_assets.evaluation.report import render_comparison, render_scores
+from knowledge_assets.evaluation.results import (
+    DEFAULT_TOLERANCE,
+    RESULTS_DIR,
+    ResultsError,
+    compare,
+    document_entry,
+    read_results,
+    regressions,
+    write_results,
+)
+from knowledge_assets.evaluation.scores import (
+    DocumentScores,
+    NotExtracted,
+    RunInfo,
+    kill_lines,
+    recorded_run,
+    score_document,
+)
+from knowledge_assets.llm.prompts import prompt_hashes
+from knowledge_assets.settings import database_path
+from knowledge_assets.store.database import Store
+
+
+class EvalError(Exception):
+    pass
 
 
 def add_commands(subparsers: argparse._SubParsersAction) -> None:
     """Adds this module's subcommands to the `knowledge-assets` parser."""
+    parser = subparsers.add_parser("eval", help="score the documents in the store against their gold")
+    parser.add_argument("--doc-id", help="only this document (default: every document in the store with gold)")
+    parser.add_argument("--write", action="store_true", help="also write the result JSON (see --results-dir)")
+    parser.add_argument("--results-dir", type=Path, default=RESULTS_DIR, help="where --write puts it (default: eval_assets/results)")
+    parser.add_argument("--baseline", type=Path, help="a result JSON to compare with, metric by metric; exit 1 on a regression")
+    parser.add_argument("--tolerance", type=float, default=DEFAULT_TOLERANCE, help="allowed fall of a rate before it is a regression")
+    parser.set_defaults(handler=cmd_eval)
+
+
+def _documents(store: Store, doc_id: str | None) -> list[str]:
+    known = [row["doc_id"] for row in store.fetch("SELECT DISTINCT doc_id FROM documents ORDER BY doc_id")]
+    if doc_id is None:
+        return known
+    if doc_id not in known:
+        raise EvalError(f"{doc_id}: no such document in the store {store.path}")
+    if not gold_path(doc_id).is_file():
+        raise EvalError(f"{doc_id}: no gold file {gold_path(doc_id)}")
+    return [doc_id]
+
+
+def _score_all(store: Store, doc_ids: list[str], only: bool) -> list[tuple[RunInfo, DocumentScores]]:
+    hashes = prompt_hashes()
+    scored = []
+    for doc_id in doc_ids:
+        gold = load_gold(doc_id)
+        if gold is None:
+            continue
+        try:
+            scores = score_document(store, doc_id, gold)
+        except NotExtracted as exc:
+            if only:
+                raise EvalError(str(exc)) from None
+            print(f"skipped {exc}", file=sys.stderr)
+            continue
+        run, current_prompts = recorded_run(store, doc_id, hashes)
+        print(render_scores(scores, run, kill_lines(scores)))
+        if not current_prompts:
+            print("  note: the glossary was extracted with another prompts/glossary.txt than today's; re-run to score it")
+        scored.append((run, scores))
+    return scored
+
+
+def _write(directory: Path, scored: list[tuple[RunInfo, DocumentScores]]) -> None:
+    now = datetime.now(timezone.utc)
+    by_run: dict[str, tuple[RunInfo, list[DocumentScores]]] = {}
+    for run, scores in scored:
+        by_run.setdefault(f"{run.backend}|{run.model}|{run.prompt_hash}", (run, []))[1].append(scores)
+    for run, documents in by_run.values():
+        print(f"wrote {write_results(directory, run, documents, now)}")
+
+
+def _compare(path: Path, scored: list[tuple[RunInfo, DocumentScores]], doc_id: str | None, tolerance: float) -> int:
+    baseline = read_results(path)
+    if doc_id is not None:
+        baseline["documents"] = {k: v for k, v in baseline["documents"].items() if k == doc_id}
+    current = {"documents": {scores.doc_id: document_entry(scores, run) for run, scores in scored}}
+    print(f"baseline {path}: backend={baseline.get('backend')} model={baseline.get('model')} prompts={baseline.get('prompt_hash')}")
+    changes = compare(baseline, current, tolerance)
+    print(render_comparison(changes, tolerance))
+    failed = regressions(changes)
+    if failed:
+        print(f"{len(failed)} regressions beyond the tolerance", file=sys.stderr)
+        return 1
+    print("no regression")
+    return 0
+
+
+def cmd_eval(args: argparse.Namespace) -> int:
+    store = Store(database_path())
+    try:
+        scored = _score_all(store, _documents(store, args.doc_id), only=args.doc_id is not None)
+        if not scored:
+            raise EvalError(f"no document in {store.path} has both gold in {GOLD_DIR} and extracted knowledge")
+        if args.write:
+            _write(args.results_dir, scored)
+        return _compare(args.baseline, scored, args.doc_id, args.tolerance) if args.baseline else 0
+    except (EvalError, GoldError, ResultsError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1

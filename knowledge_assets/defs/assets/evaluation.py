@@ -1,4 +1,104 @@
-"""Assets of the evaluation stage (per-document scores) and their kill-line checks."""
+"""Assets of the evaluation stage (per-document scores) and their kill-line checks.
+Thin wiring around `knowledge_assets.evaluation`."""
 
-ASSETS: list = []
+from datetime import datetime, timezone
+
+import dagster as dg
+
+from knowledge_assets.defs.assets.extract import domain_context, formulas, glossary, rules
+from knowledge_assets.defs.assets.terms import term_clusters
+from knowledge_assets.defs.llm import KnowledgeLLM
+from knowledge_assets.defs.partitions import documents
+from knowledge_assets.defs.resources import KnowledgeStore
+from knowledge_assets.evaluation.gold import GoldError, gold_path, load_gold
+from knowledge_assets.evaluation.records import record_scores
+from knowledge_assets.evaluation.scores import (
+    KILL_LINES,
+    SCORING_VERSION,
+    DocumentScores,
+    KillLine,
+    NotExtracted,
+    RunInfo,
+    kill_lines,
+    score_document,
+)
+from knowledge_assets.llm.prompts import prompt_hashes
+
+# e1_term_filter_recall -> e1_kill_line, e3_schema_fill_precision -> e3_kill_line
+_CHECK_NAMES = {metric: f"{metric.split('_')[0]}_kill_line" for metric in KILL_LINES}
+
+
+def _metadata(scores: DocumentScores, run: RunInfo, store_path: str) -> dict:
+    metadata: dict = {
+        "has_gold": scores.has_gold,
+        "gold_file": dg.MetadataValue.path(str(gold_path(scores.doc_id))),
+        "llm_backend": run.backend,
+        "llm_deployment": run.model,
+        "prompt_hash": run.prompt_hash,
+        **{f"prompt_sha256_{branch}": sha[:16] for branch, sha in sorted(run.prompt_hashes.items())},
+        "scoring_version": SCORING_VERSION,
+        "table": "eval_scores",
+        "database": dg.MetadataValue.path(store_path),
+    }
+    if not scores.has_gold:
+        return metadata
+    # Floats throughout, so the UI plots every score over materialisations.
+    metadata |= {metric: float(value) for metric, value in scores.metrics.items() if value is not None}
+    metadata |= scores.counts
+    rows = "\n".join(f"| {name} | {t.filled} | {t.correct} |" for name, t in scores.fields.items())
+    metadata["e3_by_field"] = dg.MetadataValue.md("| field | filled | correct |\n|---|---|---|\n" + rows)
+    return metadata
+
+
+def _check_result(verdict: KillLine) -> dg.AssetCheckResult:
+    return dg.AssetCheckResult(
+        check_name=_CHECK_NAMES[verdict.metric],
+        passed=verdict.passed,
+        severity=dg.AssetCheckSeverity.ERROR,
+        metadata={
+            "threshold": verdict.threshold,
+            **({"value": float(verdict.value)} if verdict.value is not None else {}),
+            "note": verdict.note,
+        },
+    )
+
+
+@dg.asset(
+    partitions_def=documents,
+    deps=[term_clusters, glossary, formulas, rules, domain_context],
+    group_name="evaluation",
+    kinds={"python", "duckdb"},
+    owners=["team:knowledge-assets"],
+    code_version=f"eval_scores-{SCORING_VERSION}",
+    automation_condition=dg.AutomationCondition.eager(),
+    # The kill lines are checks of this asset itself, so they are evaluated wherever it
+    # materialises, the CLI's launcher included.
+    check_specs=[
+        dg.AssetCheckSpec(name, asset="eval_scores", description=f"{metric} >= {KILL_LINES[metric]:.2f} (kill line)")
+        for metric, name in _CHECK_NAMES.items()
+    ],
+    description=(
+        "The document's scores against its gold in eval_assets/gold/: E1 term-filter recall, E2 "
+        "compression, E3 schema-fill precision, definition precision/recall, formula and rule recall, "
+        "abstentions and rejected fields, with the backend, model and prompt hashes that produced them. "
+        "A document without gold materialises with has_gold = False. Table: eval_scores."
+    ),
+)
+def eval_scores(context: dg.AssetExecutionContext, knowledge_store: KnowledgeStore, knowledge_llm: KnowledgeLLM):
+    store = knowledge_store.open()
+    settings = knowledge_llm.settings()
+    run = RunInfo(settings.backend, settings.deployment, prompt_hashes())
+    try:
+        scores = score_document(store, context.partition_key, load_gold(context.partition_key))
+    except (GoldError, NotExtracted) as exc:
+        raise dg.Failure(description=str(exc), allow_retries=False) from None
+    record_scores(store, scores, run, context.run.run_id, datetime.now(timezone.utc).replace(tzinfo=None))
+    return dg.MaterializeResult(
+        metadata=_metadata(scores, run, str(store.path)),
+        check_results=[_check_result(verdict) for verdict in kill_lines(scores)],
+    )
+
+
+ASSETS = [eval_scores]
+# The kill-line checks are check specs of eval_scores (above), not separate definitions.
 CHECKS: list = []

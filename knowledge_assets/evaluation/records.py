@@ -1,0 +1,29 @@
+"""The `eval_scores` table: each document's latest scores, one row per document."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from knowledge_assets.evaluation.scores import METRICS, SCORING_VERSION, DocumentScores, RunInfo
+from knowledge_assets.store.database import Store
+
+
+def score_row(scores: DocumentScores, run: RunInfo, run_id: str, scored_at: datetime) -> dict:
+    return {
+        "doc_id": scores.doc_id,
+        "run_id": run_id,
+        "scored_at": scored_at,
+        "scoring_version": SCORING_VERSION,
+        "has_gold": scores.has_gold,
+        "backend": run.backend,
+        "model": run.model,
+        "prompt_hash": run.prompt_hash,
+        "prompt_hashes": [{"branch": b, "sha256": sha} for b, sha in sorted(run.prompt_hashes.items())],
+        **{metric: scores.metrics.get(metric) for metric in METRICS},
+        "counts": [{"name": name, "value": value} for name, value in scores.counts.items()],
+        "fields": [{"field": name, "filled": t.filled, "correct": t.correct} for name, t in scores.fields.items()],
+    }
+
+
+def record_scores(store: Store, scores: DocumentScores, run: RunInfo, run_id: str, scored_at: datetime) -> None:
+    store.replace_partition(scores.doc_id, {"eval_scores": [score_row(scores, run, run_id, scored_at)]})

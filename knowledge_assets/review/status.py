@@ -54,13 +54,24 @@ class ReviewStatus:
         assert self.latest is not None
         before = self.latest.reviewed_content
         fields = changed_fields(before, self.content)
-        details = "; ".join(f"{name} was {_shown(before.get(name))}, now {_shown(self.content[name])}" for name in fields)
+        details = "; ".join(
+            f"{name} was {_shown(before.get(name), self.content[name])}, now {_shown(self.content[name], before.get(name))}"
+            for name in fields
+        )
+        if not fields:  # the same content hashed another way, e.g. by an older version of this module
+            return f"content changed since {self.latest.describe()}"
         return f"{', '.join(fields)} changed since {self.latest.describe()}: {details}"
 
 
-def _shown(value: object) -> str:
-    text = "null" if value is None else str(value)
-    return f'"{text[:_SHOWN_CHARS]}…"' if len(text) > _SHOWN_CHARS else f'"{text}"'
+def _shown(value: object, other: object) -> str:
+    """The value quoted; a long one cut to a window around where it first differs from `other`."""
+    text, against = ("null" if v is None else str(v) for v in (value, other))
+    if len(text) <= _SHOWN_CHARS:
+        return f'"{text}"'
+    common = next((i for i, (a, b) in enumerate(zip(text, against)) if a != b), min(len(text), len(against)))
+    start = max(0, min(common - _SHOWN_CHARS // 3, len(text) - _SHOWN_CHARS))
+    window = text[start:start + _SHOWN_CHARS]
+    return '"' + ("…" if start else "") + window + ("…" if start + _SHOWN_CHARS < len(text) else "") + '"'
 
 
 def statuses_of(items: Iterable[Reviewable], latest: dict[EntityKey, Review]) -> list[ReviewStatus]:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,6 +30,7 @@ from knowledge_assets.llm.requests import (
 )
 
 PROMPTS_DIR = Path(__file__).resolve().parents[2] / "prompts"
+PROMPTS_DIR_VARIABLE = "KNOWLEDGE_PROMPTS_DIR"
 USER_MARKER = "\n=== user ===\n"
 _PLACEHOLDER = re.compile(r"\{\{(\w+)\}\}")
 _WRAPPER_TAG = re.compile(r"<(/?)\s*(document|chunk|terms|outline)\b", re.IGNORECASE)
@@ -84,8 +86,14 @@ def parse_template(branch: BranchName, text: str) -> PromptTemplate:
     return PromptTemplate(branch, system.rstrip() + "\n", user.strip() + "\n", hashlib.sha256(text.encode("utf-8")).hexdigest())
 
 
-def load_prompt(branch: BranchName, directory: Path = PROMPTS_DIR) -> PromptTemplate:
-    path = directory / f"{branch}.txt"
+def prompts_dir() -> Path:
+    """`KNOWLEDGE_PROMPTS_DIR`, read at each call so a deployment (or a test) can point the
+    code location at another copy of the prompts; else the project's `prompts/`."""
+    return Path(os.environ.get(PROMPTS_DIR_VARIABLE) or PROMPTS_DIR)
+
+
+def load_prompt(branch: BranchName, directory: Path | None = None) -> PromptTemplate:
+    path = (directory or prompts_dir()) / f"{branch}.txt"
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
@@ -130,6 +138,6 @@ def placeholder_values(request: ExtractionRequest) -> dict[str, str]:
     raise TypeError(f"not an extraction request: {type(request).__name__}")
 
 
-def prompt_hashes(directory: Path = PROMPTS_DIR) -> dict[BranchName, str]:
+def prompt_hashes(directory: Path | None = None) -> dict[BranchName, str]:
     """sha256 of each branch's prompt file, for code versions and for cache keys."""
     return {branch: load_prompt(branch, directory).sha256 for branch in PLACEHOLDERS}

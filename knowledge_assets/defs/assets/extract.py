@@ -3,7 +3,9 @@ Thin wiring around `knowledge_assets.extract.stages`."""
 
 import dagster as dg
 
+from knowledge_assets.defs.assets.code_versions import chained_code_version
 from knowledge_assets.defs.assets.ingest import parsed_chunks
+from knowledge_assets.defs.assets.metadata import entity_links, table_metadata
 from knowledge_assets.defs.assets.terms import term_clusters
 from knowledge_assets.defs.llm import KnowledgeLLM
 from knowledge_assets.defs.partitions import documents
@@ -34,8 +36,10 @@ def _table(rows: list[dict]) -> dg.MetadataValue:
     return dg.MetadataValue.md("\n".join(lines))
 
 
-def _result(result: stages.StageResult, table: str, llm: KnowledgeLLM | None = None, branch: str | None = None):
-    metadata = {"dagster/row_count": result.rows, **result.figures, "table": table, "preview": _table(result.preview)}
+def _result(result: stages.StageResult, table: str, links: dict[str, object],
+            llm: KnowledgeLLM | None = None, branch: str | None = None):
+    metadata = {"dagster/row_count": result.rows, **result.figures, "table": table, "preview": _table(result.preview),
+                **links}
     if llm is not None:
         metadata |= llm.metadata() | usage_totals(result.results, llm.price_table_entry())
         metadata |= {"prompt_sha256": load_prompt(branch).sha256[:16], "rejected_fields": len(result.rejected)}
@@ -49,14 +53,16 @@ def _run(context: dg.AssetExecutionContext, work):
         raise dg.Failure(description=str(exc), allow_retries=False) from None
 
 
-def _code_version(branch: str) -> str:
+def _code_version(branch: str, *upstream: dg.AssetsDefinition) -> str:
     # Resolved when the definitions load, as Dagster computes code versions then: the prompt
-    # file's hash and the model settings, so editing a prompt marks its assets stale.
-    return KnowledgeLLM().code_version(branch)
+    # file's hash and the model settings, chained with the upstream assets' versions, so
+    # editing a prompt marks its asset and everything downstream of it stale.
+    return chained_code_version(KnowledgeLLM().code_version(branch), *upstream)
 
 
 @dg.asset(
-    **_LLM, deps=[parsed_chunks, term_clusters], code_version=_code_version("formula"),
+    **_LLM, deps=[parsed_chunks, term_clusters], code_version=_code_version("formula", parsed_chunks, term_clusters),
+    metadata=table_metadata("formulas"),
     description="Formulas transcribed from the document (never derived), each with latex_verification set by "
     "code and variables linked to terms. Table: formulas (+ rejected_fields, llm_usage).",
 )
@@ -64,11 +70,12 @@ def formulas(context: dg.AssetExecutionContext, knowledge_store: KnowledgeStore,
     store = knowledge_store.open()
     result = _run(context, lambda: stages.run_formulas(
         store, knowledge_llm.extractor(store), context.partition_key, context.run.run_id))
-    return _result(result, "formulas", knowledge_llm, "formula")
+    return _result(result, "formulas", entity_links(store, "formulas", context.partition_key), knowledge_llm, "formula")
 
 
 @dg.asset(
-    **_LLM, deps=[term_clusters, formulas], code_version=_code_version("glossary"),
+    **_LLM, deps=[term_clusters, formulas], code_version=_code_version("glossary", term_clusters, formulas),
+    metadata=table_metadata("glossary"),
     description="One glossary entry per term cluster: the model fills term, full_name, definition and "
     "subdomain_tags; code sets ids, source wording, counts, links and diff status. Span-guarded. "
     "Table: glossary (+ glossary_versions, rejected_fields, llm_usage).",
@@ -79,11 +86,12 @@ def glossary(context: dg.AssetExecutionContext, knowledge_store: KnowledgeStore,
     result = _run(context, lambda: stages.run_glossary(
         store, knowledge_llm.extractor(store), context.partition_key, context.run.run_id,
         backend=settings.backend, model=settings.deployment, prompt_hash=load_prompt("glossary").sha256))
-    return _result(result, "glossary", knowledge_llm, "glossary")
+    return _result(result, "glossary", entity_links(store, "glossary", context.partition_key), knowledge_llm, "glossary")
 
 
 @dg.asset(
-    **_LLM, deps=[parsed_chunks, term_clusters, formulas], code_version=_code_version("rule"),
+    **_LLM, deps=[parsed_chunks, term_clusters, formulas],
+    code_version=_code_version("rule", parsed_chunks, term_clusters, formulas), metadata=table_metadata("rules"),
     description="The interpretation pack: rules as the document words them, condition and consequence "
     "split out, typed calculation or interpretation, linked to terms and formulas. Table: rules.",
 )
@@ -91,11 +99,13 @@ def rules(context: dg.AssetExecutionContext, knowledge_store: KnowledgeStore, kn
     store = knowledge_store.open()
     result = _run(context, lambda: stages.run_rules(
         store, knowledge_llm.extractor(store), context.partition_key, context.run.run_id))
-    return _result(result, "rules", knowledge_llm, "rule")
+    return _result(result, "rules", entity_links(store, "rules", context.partition_key), knowledge_llm, "rule")
 
 
 @dg.asset(
-    **_LLM, deps=[parsed_chunks, glossary, formulas, rules], code_version=_code_version("domain_context"),
+    **_LLM, deps=[parsed_chunks, glossary, formulas, rules],
+    code_version=_code_version("domain_context", parsed_chunks, glossary, formulas, rules),
+    metadata=table_metadata("domain_context"),
     description="The document's domain context (v3): title and purpose located verbatim, outline derived "
     "from headings, key parameters corroborated by terms, subdomains aggregated, counts. Table: domain_context.",
 )
@@ -103,17 +113,20 @@ def domain_context(context: dg.AssetExecutionContext, knowledge_store: Knowledge
     store = knowledge_store.open()
     result = _run(context, lambda: stages.run_domain_context(
         store, knowledge_llm.extractor(store), context.partition_key, context.run.run_id))
-    return _result(result, "domain_context", knowledge_llm, "domain_context")
+    links = entity_links(store, "domain_context", context.partition_key)
+    return _result(result, "domain_context", links, knowledge_llm, "domain_context")
 
 
 @dg.asset(
-    **_COMMON, kinds={"python", "duckdb"}, deps=[glossary, domain_context], code_version="review_queue-1",
+    **_COMMON, kinds={"python", "duckdb"}, deps=[glossary, domain_context],
+    code_version=chained_code_version("review_queue-1", glossary, domain_context), metadata=table_metadata("review_queue"),
     description="What the expert reviews first: conflicts, then unresolved key parameters, then terms by "
     "mention count, each with one review reason. Table: review_queue.",
 )
 def review_queue(context: dg.AssetExecutionContext, knowledge_store: KnowledgeStore):
-    result = _run(context, lambda: stages.run_review_queue(knowledge_store.open(), context.partition_key))
-    return _result(result, "review_queue")
+    store = knowledge_store.open()
+    result = _run(context, lambda: stages.run_review_queue(store, context.partition_key))
+    return _result(result, "review_queue", entity_links(store, "review_queue", context.partition_key))
 
 
 ASSETS = [formulas, glossary, rules, domain_context, review_queue]

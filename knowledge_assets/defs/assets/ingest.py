@@ -1,5 +1,6 @@
 import dagster as dg
 
+from knowledge_assets.defs.assets.metadata import table_metadata
 from knowledge_assets.defs.partitions import documents
 from knowledge_assets.defs.resources import KnowledgeStore
 from knowledge_assets.ingest.errors import DocumentError
@@ -23,6 +24,7 @@ def _preview(parsed) -> str:
     kinds={"python", "duckdb"},
     owners=["team:knowledge-assets"],
     code_version=f"parsed_chunks-1;{parser_versions()}",
+    metadata=table_metadata("parsed_chunks"),
     description=(
         "The document's text, parsed and cut into section-aware chunks (one section, one page "
         "each), kept verbatim so later stages can check spans against it. Tables: "

@@ -2,7 +2,9 @@
 
 import dagster as dg
 
+from knowledge_assets.defs.assets.code_versions import chained_code_version
 from knowledge_assets.defs.assets.ingest import parsed_chunks
+from knowledge_assets.defs.assets.metadata import table_metadata
 from knowledge_assets.defs.partitions import documents
 from knowledge_assets.defs.resources import KnowledgeStore
 from knowledge_assets.evaluation.gold import load_gold
@@ -45,7 +47,8 @@ def _gold_scores(funnel: TermFunnel) -> dict[str, float]:
     group_name="terms",
     kinds={"python", "duckdb"},
     owners=["team:knowledge-assets"],
-    code_version=f"term_clusters-{FUNNEL_VERSION}",
+    code_version=chained_code_version(f"term_clusters-{FUNNEL_VERSION}", parsed_chunks),
+    metadata=table_metadata("term_clusters"),
     automation_condition=dg.AutomationCondition.eager(),
     description=(
         "The document's candidate terms: every mention (abbreviations and their long forms, "

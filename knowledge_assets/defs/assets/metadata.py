@@ -1,0 +1,51 @@
+"""Metadata a user reads in the UI beside every materialisation: the table's column schema
+(taken from the store's own table declarations, so it cannot drift from what is written) and
+the links between entities by id, read back from the table just written."""
+
+from collections.abc import Callable
+
+import dagster as dg
+
+from knowledge_assets.store.database import Store
+from knowledge_assets.store.schema import TABLES
+
+_SHOWN_LINKS = 12
+_NOT_NULL = " NOT NULL"
+
+
+def column_schema(table: str) -> dg.TableSchema:
+    columns = []
+    for name, sql_type in TABLES[table].items():
+        nullable = not sql_type.endswith(_NOT_NULL)
+        columns.append(dg.TableColumn(
+            name, sql_type.removesuffix(_NOT_NULL), constraints=dg.TableColumnConstraints(nullable=nullable),
+        ))
+    return dg.TableSchema(columns=columns)
+
+
+def table_metadata(table: str) -> dict[str, object]:
+    """Definition metadata: shown on the asset's page before anything is materialised."""
+    return {"dagster/table_name": table, "dagster/column_schema": column_schema(table)}
+
+
+Row = dict[str, object]
+
+# Per table: the entity's id column and the ids it links to (contract §10).
+ENTITY_LINKS: dict[str, tuple[str, Callable[[Row], list[str]]]] = {
+    "formulas": ("formula_id", lambda r: [v["term_id"] for v in r["variables"] if v["term_id"]]),
+    "glossary": ("term_id", lambda r: [r["defining_formula_id"]] if r["defining_formula_id"] else []),
+    "rules": ("rule_id", lambda r: [*r["term_ids"], *r["formula_ids"]]),
+    "domain_context": ("domain_id", lambda r: [k["term_id"] for k in r["key_parameters"] if k["term_id"]]),
+    "review_queue": ("rank", lambda r: [r["term_id"] or r["domain_id"]]),
+}
+
+
+def entity_links(store: Store, table: str, doc_id: str) -> dict[str, object]:
+    """How many entities link to another one, and a Markdown table of the first links."""
+    id_column, linked = ENTITY_LINKS[table]
+    rows = store.fetch(f'SELECT * FROM "{table}" WHERE doc_id = ?', [doc_id])
+    links = [(row[id_column], linked(row)) for row in rows]
+    links = [(entity, targets) for entity, targets in links if targets]
+    lines = [f"| {id_column} | links to |", "|---|---|"]
+    lines += [f"| {entity} | {', '.join(targets)} |" for entity, targets in links[:_SHOWN_LINKS]]
+    return {"linked_entities": len(links), "links": dg.MetadataValue.md("\n".join(lines))}

@@ -1,0 +1,288 @@
+"""Re-verification of what the store holds, for the asset checks: plain functions over rows as
+DuckDB returns them, independent of the extraction code path that wrote them.
+
+Each function returns findings; an empty list means the property holds. "Verbatim" is
+`verify.spans.is_verbatim`, and the guarded fields are the span guard's own list, so the checks
+and the guard cannot drift apart on what must be verbatim. Where a field must be found differs
+by branch: glossary and domain-context fields may sit in any chunk of the document (the chunks
+the model was shown are not stored), rule and formula fields in their provenance chunk.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel, TypeAdapter, ValidationError
+
+from knowledge_assets import contracts as c
+from knowledge_assets import ids
+from knowledge_assets.extract.guard import GUARDED_FIELDS
+from knowledge_assets.store.database import Store
+from knowledge_assets.verify.latex import latex_verification, transcribes_plain_text
+from knowledge_assets.verify.spans import is_verbatim, locate
+
+Row = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Finding:
+    entity_id: str
+    field: str
+    problem: str
+
+
+@dataclass(frozen=True)
+class EntityTable:
+    """How one knowledge table is verified."""
+
+    branch: c.Branch | None  # the span guard's branch; None for the review queue
+    id_field: str
+    model: type[BaseModel] | None  # the contract model of one row; None for the review queue
+    document_scope: bool  # guarded fields may sit in any chunk, not only the provenance chunk
+
+
+ENTITY_TABLES: dict[str, EntityTable] = {
+    "glossary": EntityTable("glossary", "term_id", c.GlossaryEntry, document_scope=True),
+    "formulas": EntityTable("formula", "formula_id", c.FormulaEntry, document_scope=False),
+    "rules": EntityTable("rule", "rule_id", c.RuleEntry, document_scope=False),
+    "domain_context": EntityTable("summary", "domain_id", c.DomainContext, document_scope=True),
+    "review_queue": EntityTable(None, "rank", None, document_scope=True),
+}
+_QUEUE_ROW = TypeAdapter(c.ReviewQueueRow)
+
+
+@dataclass(frozen=True)
+class SourceChunk:
+    text: str
+    latex: str | None
+
+
+@dataclass(frozen=True)
+class StoredDocument:
+    """One document's rows of one knowledge table, with what they are checked against."""
+
+    doc_id: str
+    table: str
+    rows: list[Row]
+    chunks: dict[str, SourceChunk]
+    cluster_canonicals: dict[str, str]  # term_id -> canonical, from term_clusters
+    glossary_term_ids: set[str]
+
+
+def load_document(store: Store, table: str, doc_id: str) -> StoredDocument:
+    if table not in ENTITY_TABLES:
+        raise ValueError(f"{table} is not a knowledge table; expected one of {sorted(ENTITY_TABLES)}")
+    chunks = store.fetch("SELECT chunk_id, text, latex FROM parsed_chunks WHERE doc_id = ?", [doc_id])
+    clusters = store.fetch("SELECT term_id, canonical FROM term_clusters WHERE doc_id = ?", [doc_id])
+    glossary = store.fetch("SELECT term_id FROM glossary WHERE doc_id = ?", [doc_id])
+    return StoredDocument(
+        doc_id=doc_id,
+        table=table,
+        rows=store.fetch(f'SELECT * FROM "{table}" WHERE doc_id = ?', [doc_id]),
+        chunks={r["chunk_id"]: SourceChunk(r["text"], r["latex"]) for r in chunks},
+        cluster_canonicals={r["term_id"]: r["canonical"] for r in clusters},
+        glossary_term_ids={r["term_id"] for r in glossary},
+    )
+
+
+def _entity_id(document: StoredDocument, row: Row) -> str:
+    return str(row.get(ENTITY_TABLES[document.table].id_field))
+
+
+# --- every non-null guarded field is verbatim in its source ---
+
+
+def _formula_latex_transcribed(latex: str, span: str, chunk: SourceChunk) -> bool:
+    """A formula is transcribed, never derived (contract §7): verbatim in its chunk, or the same
+    formula as its own verbatim span in notation-aware form, or found in the chunk's markup."""
+    return (
+        is_verbatim(latex, chunk.text)
+        or (is_verbatim(span, chunk.text) and transcribes_plain_text(latex, span))
+        or latex_verification(latex, chunk.latex) == "verified"
+    )
+
+
+# What a reviewer reads on a queue row is copied from an entry, so it must be verbatim too.
+_QUEUE_TEXT_FIELDS = ("span", "definition", "source_wording")
+
+
+def _unverified_queue_text(document: StoredDocument) -> list[Finding]:
+    texts = [chunk.text for chunk in document.chunks.values()]
+    return [
+        Finding(str(row["rank"]), field, "not verbatim in any chunk of the document")
+        for row in document.rows
+        for field in _QUEUE_TEXT_FIELDS
+        if row[field] is not None and not any(is_verbatim(row[field], text) for text in texts)
+    ]
+
+
+def unverified_spans(document: StoredDocument) -> list[Finding]:
+    if document.table == "review_queue":
+        return _unverified_queue_text(document)
+    spec = ENTITY_TABLES[document.table]
+    everywhere = list(document.chunks.values())
+    findings = []
+    for row in document.rows:
+        entity = _entity_id(document, row)
+        provenance = row["provenance"]
+        chunk = document.chunks.get(provenance["chunk_id"]) if provenance["chunk_id"] else None
+        if provenance["chunk_id"] and chunk is None:
+            findings.append(Finding(entity, "provenance.chunk_id", f"{provenance['chunk_id']} is not a chunk of the document"))
+            continue
+        if not any(is_verbatim(provenance["span"], source.text) for source in ([chunk] if chunk else everywhere)):
+            findings.append(Finding(entity, "provenance.span", "not verbatim in its provenance chunk"))
+        sources = everywhere if spec.document_scope or chunk is None else [chunk]
+        for field in GUARDED_FIELDS[spec.branch]:
+            value = row[field]
+            if value is None:
+                continue
+            if field == "formula_latex" and chunk is not None:
+                found = _formula_latex_transcribed(value, provenance["span"], chunk)
+            else:
+                found = any(is_verbatim(value, source.text) for source in sources)
+            if not found:
+                where = "any chunk of the document" if sources is everywhere else "its provenance chunk"
+                findings.append(Finding(entity, field, f"not verbatim in {where}"))
+    return findings
+
+
+# --- ids unique per document and derived by the contract's formulas (so stable across runs) ---
+
+
+def duplicate_ids(document: StoredDocument) -> list[Finding]:
+    field = ENTITY_TABLES[document.table].id_field
+    counts = Counter(row[field] for row in document.rows)
+    return [Finding(str(value), field, f"{n} rows share this id") for value, n in counts.items() if n > 1]
+
+
+def _expected_term_id(document: StoredDocument, row: Row) -> set[str]:
+    canonical = document.cluster_canonicals.get(row["term_id"])
+    return {ids.term_id(document.doc_id, canonical)} if canonical is not None else set()
+
+
+def _expected_formula_ids(document: StoredDocument, row: Row) -> set[str]:
+    # The formula branch's own fallback chain (name, then latex, then chunk) when two formulas
+    # of a document would share an id: any link of the chain is a contract-derived id.
+    chunk_id = row["provenance"]["chunk_id"]
+    chain = ((row["name"], row["formula_latex"]), (None, row["formula_latex"]), (None, None))
+    return {ids.formula_id(document.doc_id, name, latex, chunk_id) for name, latex in chain if name or latex or chunk_id}
+
+
+def _expected_rule_id(document: StoredDocument, row: Row) -> set[str]:
+    provenance = row["provenance"]
+    chunk = document.chunks.get(provenance["chunk_id"] or "")
+    start = locate(provenance["span"], chunk.text) if chunk else None
+    return {ids.rule_id(document.doc_id, provenance["chunk_id"], start)} if start is not None else set()
+
+
+def _expected_domain_id(document: StoredDocument, row: Row) -> set[str]:
+    return {ids.domain_id(document.doc_id)}
+
+
+_EXPECTED_IDS: dict[str, Callable[[StoredDocument, Row], set[str]]] = {
+    "glossary": _expected_term_id,
+    "formulas": _expected_formula_ids,
+    "rules": _expected_rule_id,
+    "domain_context": _expected_domain_id,
+}
+
+
+def unstable_ids(document: StoredDocument) -> list[Finding]:
+    """An id the contract's formula (ids.py) does not reproduce from the row's own content would
+    not survive a re-run, and an expert's approval attached to it would be lost."""
+    if document.table == "review_queue":
+        return _queue_reference_findings(document)
+    field = ENTITY_TABLES[document.table].id_field
+    expected = _EXPECTED_IDS[document.table]
+    return [
+        Finding(row[field], field, "not the id the contract derives from this row's content")
+        for row in document.rows
+        if row[field] not in expected(document, row)
+    ]
+
+
+def _queue_reference_findings(document: StoredDocument) -> list[Finding]:
+    """Queue rows are ranked 1..n, and a term row names a glossary term exactly once."""
+    findings = []
+    ranks = sorted(row["rank"] for row in document.rows)
+    if ranks != list(range(1, len(ranks) + 1)):
+        findings.append(Finding("rank", "rank", f"ranks are not 1..{len(ranks)}"))
+    term_ids = Counter(row["term_id"] for row in document.rows if row["row_kind"] == "term")
+    findings += [Finding(str(t), "term_id", f"{n} queue rows for one term") for t, n in term_ids.items() if n > 1]
+    findings += [
+        Finding(str(t), "term_id", "no glossary entry has this term_id")
+        for t in term_ids if t not in document.glossary_term_ids
+    ]
+    return findings
+
+
+# --- rows read back validate against the contract models ---
+
+
+def _payload(document: StoredDocument, row: Row) -> Row:
+    payload = {k: v for k, v in row.items() if k != "doc_id"}
+    if document.table == "review_queue" and payload.get("domain_id") is None:
+        payload.pop("domain_id", None)  # a term row carries no domain_id key (decision D4)
+    return payload
+
+
+def contract_violations(document: StoredDocument) -> list[Finding]:
+    model = ENTITY_TABLES[document.table].model
+    findings = []
+    for row in document.rows:
+        entity = _entity_id(document, row)
+        try:
+            if model is None:
+                _QUEUE_ROW.validate_python(_payload(document, row))
+            else:
+                model.model_validate(_payload(document, row))
+        except ValidationError as exc:
+            for error in exc.errors():
+                location = ".".join(str(part) for part in error["loc"])
+                findings.append(Finding(entity, location, error["msg"]))
+        provenance = row.get("provenance")
+        if provenance is not None and provenance["doc_id"] != document.doc_id:
+            findings.append(Finding(entity, "provenance.doc_id", f"names {provenance['doc_id']}, not {document.doc_id}"))
+    return findings
+
+
+# --- dangling links: reported as a rate, never hidden ---
+
+
+@dataclass(frozen=True)
+class DangleRate:
+    name: str
+    dangling: int
+    total: int
+
+    @property
+    def rate(self) -> float:
+        return self.dangling / self.total if self.total else 0.0
+
+
+def _variables_without_term(rows: Sequence[Row]) -> DangleRate:
+    variables = [v for row in rows for v in row["variables"]]
+    return DangleRate("variables_without_term", sum(v["term_id"] is None for v in variables), len(variables))
+
+
+def _rules_without_terms(rows: Sequence[Row]) -> DangleRate:
+    return DangleRate("rules_without_terms", sum(not row["term_ids"] for row in rows), len(rows))
+
+
+def _key_parameters_unresolved(rows: Sequence[Row]) -> DangleRate:
+    parameters = [k for row in rows for k in row["key_parameters"]]
+    return DangleRate("key_parameters_unresolved", sum(k["term_id"] is None for k in parameters), len(parameters))
+
+
+DANGLE_RATES: dict[str, Callable[[Sequence[Row]], DangleRate]] = {
+    "formulas": _variables_without_term,
+    "rules": _rules_without_terms,
+    "domain_context": _key_parameters_unresolved,
+}
+
+
+def dangle_rate(document: StoredDocument) -> DangleRate:
+    return DANGLE_RATES[document.table](document.rows)

@@ -1,0 +1,52 @@
+"""Sample documents materialised offline through the real `extract_document` job (the one
+the sensor and the schedule launch, asset checks included) against a temporary instance."""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import dagster as dg
+import pytest
+
+from knowledge_assets.definitions import defs
+from knowledge_assets.ingest.documents import identify
+from knowledge_assets.store.database import Store
+from knowledge_assets.store.registry import register
+from tests.conftest import SAMPLE_MARKDOWN, SAMPLE_PDF
+
+
+@dataclass
+class Samples:
+    store: Store
+    instance: dg.DagsterInstance
+    doc_ids: list[str]
+    results: dict[str, dg.ExecuteInProcessResult]
+
+
+def run_document(instance: dg.DagsterInstance, doc_id: str, **subset) -> dg.ExecuteInProcessResult:
+    if not instance.has_dynamic_partition("documents", doc_id):
+        instance.add_dynamic_partitions("documents", [doc_id])
+    job = defs.resolve_job_def("extract_document")
+    return job.execute_in_process(instance=instance, partition_key=doc_id, raise_on_error=False, **subset)
+
+
+@contextmanager
+def materialised_samples(root: Path, env: pytest.MonkeyPatch, paths=(SAMPLE_PDF, SAMPLE_MARKDOWN)):
+    store = Store(root / "knowledge.duckdb")
+    env.setenv("KNOWLEDGE_DB", str(store.path))
+    env.setenv("KNOWLEDGE_LLM_BACKEND", "offline")
+    (root / "dagster").mkdir()
+    with dg.instance_for_test(temp_dir=str(root / "dagster")) as instance:
+        doc_ids = [register(store, identify(path)).source.doc_id for path in paths]
+        results = {doc_id: run_document(instance, doc_id) for doc_id in doc_ids}
+        yield Samples(store, instance, doc_ids, results)
+
+
+def check_evaluations(result: dg.ExecuteInProcessResult) -> dict[tuple[str, str], dg.AssetCheckEvaluation]:
+    return {
+        (e.event_specific_data.asset_key.to_user_string(), e.event_specific_data.check_name): e.event_specific_data
+        for e in result.all_events
+        if e.event_type_value == "ASSET_CHECK_EVALUATION"
+    }

@@ -103,7 +103,7 @@ def derive_report(evidence: Evidence) -> dict:
     elif coverage["undecided"]:
         pending.append(f"{coverage['undecided']} of {coverage['targets']} targets have no decision")
     if coverage["uncertain"]:
-        pending.append(f"{coverage['uncertain']} decisions are uncertain")
+        pending.append(f"uncertain decisions remain unresolved: {coverage['uncertain']}")
     known = [*blockers["engineering"], *blockers["reference"], *blockers["threshold"]]
     known += [f"critical error ({', '.join(b['errorCodes'])}) on {b['target']}" for b in blockers["semantic"]]
     if known:

@@ -12,6 +12,7 @@ writes new evidence, nothing else.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
@@ -21,7 +22,7 @@ from knowledge_assets.ingest.errors import DocumentError
 from knowledge_assets.ingest.parse import parse_document
 from knowledge_assets.semantic_review.admission import AdmittedCase, admit
 from knowledge_assets.semantic_review.bundle import BUNDLE_FILE, CAPTURES_FILE, Bundle
-from knowledge_assets.semantic_review.canonical import read_json
+from knowledge_assets.semantic_review.canonical import read_json, sha256_hex
 from knowledge_assets.semantic_review.captured import Captures
 from knowledge_assets.semantic_review.measurement import checker_measurement, differences
 from knowledge_assets.semantic_review.outputs import EvidenceWriter
@@ -37,7 +38,7 @@ TEMPLATE_FILE = "review-template.json"
 REPORT_FILE = "report.json"
 
 
-def _build_blockers(plan: Plan, captures: Captures) -> list[str]:
+def _plan_blockers(plan: Plan, captures: Captures) -> list[str]:
     declared = plan.document["measurement"]
     captured = captures.document.get("measurement")
     captured = captured if isinstance(captured, dict) else {}
@@ -79,7 +80,7 @@ def _admitted(bundle: Bundle, case: dict, record: dict | None, repeat: int, bloc
 
 def review_targets(bundle: Bundle, plan: Plan, captures: Captures) -> tuple[list[Target], list[str]]:
     """Every target of the plan, and the engineering blockers found on the way."""
-    blockers = _build_blockers(plan, captures)
+    blockers = _plan_blockers(plan, captures)
     targets: list[Target] = []
     for case in plan.cases:
         for repeat in range(1, plan.repeats + 1):
@@ -89,10 +90,21 @@ def review_targets(bundle: Bundle, plan: Plan, captures: Captures) -> tuple[list
     return targets, blockers
 
 
-def reference_records(bundle: Bundle, case: dict) -> dict[str, tuple[str, bytes, dict] | None]:
-    """Each reference record of the case: (file name, exact bytes, validated record), or None."""
-    gold_sha256 = case["gold"]["sha256"]
-    found: dict[str, tuple[str, bytes, dict] | None] = {}
+@dataclass(frozen=True)
+class FrozenRecord:
+    """A reference record as the bundle froze it: copied verbatim, judged as validated."""
+
+    file_name: str
+    raw: bytes
+    record: dict
+
+    @property
+    def digest(self) -> str:
+        return sha256_hex(self.raw)
+
+
+def reference_records(bundle: Bundle, case: dict) -> dict[str, FrozenRecord | None]:
+    found: dict[str, FrozenRecord | None] = {}
     for name in RECORDS:
         entry = case.get("references", {}).get(name)
         if entry is None:
@@ -100,7 +112,7 @@ def reference_records(bundle: Bundle, case: dict) -> dict[str, tuple[str, bytes,
             continue
         path = bundle.path(entry)
         raw, data = read_json(path, "reference record")
-        found[name] = (path.name, raw, validate_record(data, path, name, case["caseId"], gold_sha256))
+        found[name] = FrozenRecord(path.name, raw, validate_record(data, path, name, case["caseId"], case["gold"]["sha256"]))
     return found
 
 
@@ -110,7 +122,7 @@ def run_review(bundle: Bundle, plan: Plan, captures: Captures, receipt_path: Pat
     targets, engineering = review_targets(bundle, plan, captures)
     references = {case["caseId"]: reference_records(bundle, case) for case in plan.cases}
     readiness_by_case = {
-        case_id: readiness(case_id, {name: None if found is None else found[2] for name, found in records.items()})
+        case_id: readiness(case_id, {name: found and found.record for name, found in records.items()})
         for case_id, records in references.items()
     }
     authors = {author for case in readiness_by_case.values() for author in case.authors}
@@ -118,10 +130,8 @@ def run_review(bundle: Bundle, plan: Plan, captures: Captures, receipt_path: Pat
     report = derive_report(Evidence(
         plan=plan, captures=captures, receipt=receipt, targets=targets, engineering=engineering,
         readiness=readiness_by_case,
-        reference_digests={
-            case_id: {name: None if found is None else bundle.cases[case_id]["references"][name]["sha256"]
-                      for name, found in records.items()}
-            for case_id, records in references.items()},
+        reference_digests={case_id: {name: found and found.digest for name, found in records.items()}
+                           for case_id, records in references.items()},
     ))
     writer = EvidenceWriter(output)
     writer.create()
@@ -131,7 +141,7 @@ def run_review(bundle: Bundle, plan: Plan, captures: Captures, receipt_path: Pat
     for case_id, records in references.items():
         for found in records.values():
             if found is not None:
-                writer.write_bytes(f"references/{case_id}/{found[0]}", found[1])
+                writer.write_bytes(f"references/{case_id}/{found.file_name}", found.raw)
     if receipt is not None:
         writer.write_bytes(RECEIPT_FILE, receipt.raw)
     writer.write_json(TARGETS_FILE, targets_document(plan.plan_id, captures.digest, targets))

@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 import json
 
+from knowledge_assets.semantic_review.canonical import digest, with_derived_id
 from tests.semantic_review.conftest import TINY_DOC_ID, make_flow, tiny_inputs, write_json
 
 
@@ -80,3 +81,21 @@ def test_a_missing_or_unplanned_record_blocks(sample_flow):
         "the capture holds case SKT-MNT-KPI-002 repeat 2, which the plan did not select",
         "case SKT-MNT-KPI-002 repeat 1: unattempted (no capture record)",
     ]
+
+
+def test_a_plan_declared_by_another_build_of_the_review_tool_blocks_rather_than_rechecking(sample_flow, tmp_path):
+    plan = json.loads(sample_flow.plan.read_text(encoding="utf-8"))
+    body = {k: v for k, v in plan.items() if k != "planId"}
+    body["measurement"] = {**plan["measurement"], "toolDigest": "f" * 64}
+    body["measurementId"] = digest(body["measurement"])
+    other = with_derived_id(body, "planId")
+    captures = _captures(sample_flow)
+    captures.update(planId=other["planId"], measurement=other["measurement"])
+    (tmp_path / "plan").mkdir()
+    (tmp_path / "captures").mkdir()
+    result, output = sample_flow.review("other-build", plan=write_json(tmp_path / "plan" / "plan.json", other),
+                                        captures=write_json(tmp_path / "captures" / "captures.json", captures))
+    report = json.loads((output / "report.json").read_text(encoding="utf-8"))
+    assert result["status"] == "blocked"
+    assert report["blockers"]["engineering"] == [
+        "this review runs with a different toolDigest than the plan declared; review with the original build"]

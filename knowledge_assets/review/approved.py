@@ -121,17 +121,19 @@ def select_approved(doc_id: str, statuses: Sequence[ReviewStatus]) -> ApprovedKn
     chosen = [s for s in statuses if s.state in ("approved", "edited")]
     terms = {s.key.entity_id for s in chosen if s.key.kind == "term"}
     formulas = {s.key.entity_id for s in chosen if s.key.kind == "formula"}
-    entries = [ApprovedEntry(s.key, s.latest, _prune_links(_chosen(s), terms, formulas)) for s in chosen]  # type: ignore[arg-type]
-    knowledge = ApprovedKnowledge(doc_id, entries, Counter(s.state for s in statuses))
-    confirmed = {e.key.surface: e.entity for e in entries if e.key.kind == "key_parameter"}
-    for position, entry in enumerate(entries):
-        if entry.key.kind != "domain":
-            continue
-        domain = entry.entity.model_copy(update={"key_parameters": _key_parameters(
-            entry.entity, entry.review.decision == "edited", terms, confirmed)})  # type: ignore[arg-type]
-        domain = complete_domain(domain, knowledge.of("term"), knowledge.of("formula"), knowledge.of("rule"))
-        entries[position] = ApprovedEntry(entry.key, entry.review, domain)
-    return knowledge
+    pruned = [ApprovedEntry(s.key, s.latest, _prune_links(_chosen(s), terms, formulas)) for s in chosen]  # type: ignore[arg-type]
+    # The domain is completed last, over everything else that was approved.
+    others = ApprovedKnowledge(doc_id, [e for e in pruned if e.key.kind != "domain"], Counter())
+    confirmed = {e.key.surface: e.entity for e in others.entries if e.key.kind == "key_parameter"}
+    entries = []
+    for entry in pruned:
+        if entry.key.kind == "domain":
+            edited = entry.review.decision == "edited"
+            domain = entry.entity.model_copy(update={"key_parameters": _key_parameters(entry.entity, edited, terms, confirmed)})  # type: ignore[arg-type]
+            domain = complete_domain(domain, others.of("term"), others.of("formula"), others.of("rule"))
+            entry = ApprovedEntry(entry.key, entry.review, domain)
+        entries.append(entry)
+    return ApprovedKnowledge(doc_id, entries, Counter(s.state for s in statuses))
 
 
 def approved_knowledge(store: Store, doc_id: str) -> ApprovedKnowledge:

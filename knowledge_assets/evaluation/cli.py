@@ -43,7 +43,10 @@ class EvalError(Exception):
 
 def add_commands(subparsers: argparse._SubParsersAction) -> None:
     """Adds this module's subcommands to the `knowledge-assets` parser."""
-    parser = subparsers.add_parser("eval", help="score the documents in the store against their gold")
+    parser = subparsers.add_parser(
+        "eval", help="score the documents in the store against their gold",
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--doc-id", help="only this document (default: every document in the store with gold)")
     parser.add_argument("--write", action="store_true", help="also write the result JSON (see --results-dir)")
     parser.add_argument("--results-dir", type=Path, default=RESULTS_DIR, help="where --write puts it (default: eval_assets/results)")
@@ -113,6 +116,8 @@ def _compare(path: Path, scored: list[tuple[RunInfo, DocumentScores]], doc_id: s
 def cmd_eval(args: argparse.Namespace) -> int:
     store = Store(database_path())
     try:
+        if args.tolerance < 0:
+            raise EvalError(f"--tolerance must be 0 or more, not {args.tolerance}")
         scored = _score_all(store, _documents(store, args.doc_id), only=args.doc_id is not None)
         if not scored:
             raise EvalError(f"no document in {store.path} has both gold in {GOLD_DIR} and extracted knowledge")

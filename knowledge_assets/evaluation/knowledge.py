@@ -41,6 +41,7 @@ from knowledge_assets.evaluation.matching import (
     set_f1,
     token_f1,
 )
+from knowledge_assets.evaluation.terms import gold_term_names
 from knowledge_assets.terms.clusters import TermCluster
 
 
@@ -69,10 +70,6 @@ def _ratio(part: int, whole: int) -> float | None:
     return part / whole if whole else None
 
 
-def _term_names(term: GoldTerm) -> set[str]:
-    return {fold(name) for name in (term.canonical, term.abbreviation) if name}
-
-
 def _cluster_names(cluster: TermCluster) -> set[str]:
     names = (cluster.canonical, cluster.abbreviation, *cluster.surfaces, *cluster.long_forms)
     return {fold(name) for name in names if name}
@@ -86,20 +83,22 @@ def judge_glossary(
     defined = [term for term in terms if term.definition]
     found: set[GoldTerm] = set()
     counts = dict.fromkeys(
-        ("definitions_partial", "definitions_outside_gold", "abstentions", "abstentions_where_gold_defines", "escalated"), 0
+        ("definitions_partial", "definitions_where_gold_has_none", "abstentions", "abstentions_where_gold_defines", "escalated"), 0
     )
     for entry in entries:
         names = clusters_by_id.get(entry.term_id, set()) | {fold(entry.term)}
-        named = [term for term in terms if _term_names(term) & names]
+        named = [term for term in terms if gold_term_names(term) & names]
         if entry.full_name is not None:
             full_names.add(fold(entry.full_name) in {fold(term.canonical) for term in named})
         if entry.definition is None:
-            status = "escalated" if entry.extraction_status == "escalated" else "abstentions"
-            counts[status] += 1
-            counts["abstentions_where_gold_defines"] += status == "abstentions" and any(t.definition for t in named)
+            if entry.extraction_status == "escalated":  # the call failed: not an answer
+                counts["escalated"] += 1
+            else:
+                counts["abstentions"] += 1
+                counts["abstentions_where_gold_defines"] += any(t.definition for t in named)
             continue
         golds = [term for term in named if term.definition]
-        counts["definitions_outside_gold"] += not golds
+        counts["definitions_where_gold_has_none"] += not golds
         verdict = best_text_grade(entry.definition, [term.definition for term in golds])
         definitions.add(verdict == "correct")
         counts["definitions_partial"] += verdict == "partial"
@@ -120,8 +119,8 @@ def judge_glossary(
 def _formula_names(formula: GoldFormula, terms: Sequence[GoldTerm]) -> set[str]:
     names = {fold(formula.name)}
     for term in terms:
-        if names & _term_names(term):
-            names |= _term_names(term)
+        if names & gold_term_names(term):
+            names |= gold_term_names(term)
     return names
 
 

@@ -12,24 +12,22 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from knowledge_assets.evaluation.gold import GoldTerm
+from knowledge_assets.evaluation.matching import fold
 from knowledge_assets.terms.clusters import TermCluster
 
 
-def _fold(text: str) -> str:
-    return " ".join(text.split()).casefold()
-
-
-def _names(term: GoldTerm) -> set[str]:
-    return {_fold(name) for name in (term.canonical, term.abbreviation) if name}
+def gold_term_names(term: GoldTerm) -> set[str]:
+    """The names a gold term is accepted under: its canonical and its abbreviation."""
+    return {fold(name) for name in (term.canonical, term.abbreviation) if name}
 
 
 def _surfaces(cluster: TermCluster) -> set[str]:
-    return {_fold(surface) for surface in cluster.surfaces}
+    return {fold(surface) for surface in cluster.surfaces}
 
 
 def missed_gold_terms(gold: Sequence[GoldTerm], clusters: Sequence[TermCluster]) -> list[GoldTerm]:
     surfaces = set().union(*(_surfaces(c) for c in clusters))
-    return [term for term in gold if not _names(term) & surfaces]
+    return [term for term in gold if not gold_term_names(term) & surfaces]
 
 
 def term_filter_recall(gold: Sequence[GoldTerm], clusters: Sequence[TermCluster]) -> float:
@@ -45,7 +43,7 @@ def compression(mentions_after_noise: int, clusters: int) -> float:
 
 
 def clusters_outside_gold(gold: Sequence[GoldTerm], clusters: Sequence[TermCluster]) -> list[TermCluster]:
-    names = set().union(*(_names(term) for term in gold))
+    names = set().union(*(gold_term_names(term) for term in gold))
     return [c for c in clusters if not _surfaces(c) & names]
 
 

@@ -103,7 +103,7 @@ def test_an_abstention_where_gold_has_a_definition_costs_recall_only():
 def test_a_definition_where_gold_has_none_or_no_gold_term_is_wrong():
     entries = [entry("t_js", "joint survey", "Survey bersama."), entry("t_x", "Mine Plan", "Rencana tambang.")]
     metrics, judgement = glossary(entries, [cluster("t_js", "joint survey"), cluster("t_x", "Mine Plan")])
-    assert judgement.counts["definitions_outside_gold"] == 2
+    assert judgement.counts["definitions_where_gold_has_none"] == 2
     assert metrics["definition_precision"] == 0.0
 
 

@@ -59,9 +59,9 @@ def _usage(record: dict) -> dict | None:
     calls = (record.get("payloads") or {}).get("usage.json")
     if record.get("status") != "ok" or not isinstance(calls, list):
         return None
-    totals = {"calls": len(calls)}
+    totals = {"usageRows": len(calls)}
     for name in ("prompt_tokens", "cached_tokens", "completion_tokens"):
-        totals[name] = sum(call.get(name, 0) for call in calls if isinstance(call, dict))
+        totals[name] = sum(value for call in calls if isinstance(call, dict) and isinstance(value := call.get(name), int))
     return {"caseId": record.get("caseId"), "repeat": record.get("repeat"), **totals}
 
 

@@ -59,6 +59,8 @@ def test_offline_capture_of_the_sample_documents_is_pending_with_every_output_an
     assert report["coverage"]["undecided"] == len(targets)
     assert report["outputReviewDigest"] is None
     assert report["capturesDigest"] == sha256_hex(sample_flow.captures.read_bytes())
+    assert [(u["caseId"], u["usageRows"]) for u in report["capture"]["usage"]] == [
+        (r["caseId"], len(r["payloads"]["usage.json"])) for r in captures["records"]]
 
 
 def test_review_preserves_its_inputs_verbatim_and_derives_the_same_ids_on_every_run(sample_flow, sample_pending):

@@ -8,30 +8,20 @@ import shutil
 
 import pytest
 
-from knowledge_assets.llm.prompts import PROMPTS_DIR, PROMPTS_DIR_VARIABLE, USER_MARKER
+from knowledge_assets.llm.prompts import PROMPTS_DIR, PROMPTS_DIR_VARIABLE
 from tests.support.fresh_definitions import run_fresh
 from tests.support.materialised import materialised_samples
-
-
-def edit_static_part(prompt_file, sentence: str) -> None:
-    """A real prompt edit: one more instruction in the static part, the template still valid."""
-    static, user = prompt_file.read_text(encoding="utf-8").split(USER_MARKER, 1)
-    prompt_file.write_text(f"{static.rstrip()}\n{sentence}\n{USER_MARKER}{user}", encoding="utf-8")
+from tests.support.prompt_edits import EXTRACTION_ASSETS, edit_static_part
 
 
 @pytest.fixture
 def samples(tmp_path):
-    root = tmp_path
-    prompts = root / "prompts"
+    prompts = tmp_path / "prompts"
     shutil.copytree(PROMPTS_DIR, prompts)
     with pytest.MonkeyPatch.context() as env:
         env.setenv(PROMPTS_DIR_VARIABLE, str(prompts))
-        with materialised_samples(root, env) as samples:
+        with materialised_samples(tmp_path, env) as samples:
             yield samples, prompts
-
-
-# The extraction graph; assets other stages add downstream are theirs to chain.
-EXTRACTION_ASSETS = {"parsed_chunks", "term_clusters", "formulas", "glossary", "rules", "domain_context", "review_queue"}
 
 
 def stale_extraction_assets() -> dict[str, dict[str, list[str]]]:

@@ -33,12 +33,14 @@ def run_document(instance: dg.DagsterInstance, doc_id: str, **subset) -> dg.Exec
 
 
 @contextmanager
-def materialised_samples(root: Path, env: pytest.MonkeyPatch, paths=(SAMPLE_PDF, SAMPLE_MARKDOWN)):
+def materialised_samples(root: Path, env: pytest.MonkeyPatch, paths=(SAMPLE_PDF, SAMPLE_MARKDOWN),
+                         instance_config: dict | None = None):
+    """`instance_config`: dagster.yaml settings for the instance in `root/dagster` (DAGSTER_HOME)."""
     store = Store(root / "knowledge.duckdb")
     env.setenv("KNOWLEDGE_DB", str(store.path))
     env.setenv("KNOWLEDGE_LLM_BACKEND", "offline")
     (root / "dagster").mkdir()
-    with dg.instance_for_test(temp_dir=str(root / "dagster")) as instance:
+    with dg.instance_for_test(overrides=instance_config, temp_dir=str(root / "dagster")) as instance:
         doc_ids = [register(store, identify(path)).source.doc_id for path in paths]
         results = {doc_id: run_document(instance, doc_id) for doc_id in doc_ids}
         yield Samples(store, instance, doc_ids, results)

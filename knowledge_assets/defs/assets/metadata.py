@@ -43,7 +43,7 @@ ENTITY_LINKS: dict[str, tuple[str, Callable[[Row], list[str]]]] = {
 def entity_links(store: Store, table: str, doc_id: str) -> dict[str, object]:
     """How many entities link to another one, and a Markdown table of the first links."""
     id_column, linked = ENTITY_LINKS[table]
-    rows = store.fetch(f'SELECT * FROM "{table}" WHERE doc_id = ?', [doc_id])
+    rows = store.fetch(f'SELECT * FROM "{table}" WHERE doc_id = ? ORDER BY "{id_column}"', [doc_id])
     links = [(row[id_column], linked(row)) for row in rows]
     links = [(entity, targets) for entity, targets in links if targets]
     lines = [f"| {id_column} | links to |", "|---|---|"]

@@ -36,7 +36,6 @@ ERROR_CODES = (
 # An incorrect decision carrying one of these blocks acceptance whatever the plan allows.
 CRITICAL_ERROR_CODES = frozenset({"identity", "provenance", "unsupported_fact"})
 
-STATES = ("pending", "blocked", "exploratory_reviewed", "accepted_within_scope")
 
 
 def allowed_verdicts(item_kind: str, coverage: str | None = None) -> tuple[str, ...]:

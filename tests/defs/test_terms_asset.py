@@ -14,10 +14,9 @@ from knowledge_assets.store.terms import load_clusters
 from tests.conftest import SAMPLE_PDF
 
 
-def materialise(tmp_path, path, doc_id=None) -> tuple[dg.ExecuteInProcessResult, Store, str]:
+def materialise(tmp_path, path, instance, doc_id=None) -> tuple[dg.ExecuteInProcessResult, Store, str]:
     store = Store(tmp_path / "k.duckdb")
     doc_id = register(store, identify(path, doc_id)).source.doc_id
-    instance = dg.DagsterInstance.ephemeral()
     instance.add_dynamic_partitions("documents", [doc_id])
     result = dg.materialize(
         [parsed_chunks, term_clusters],
@@ -37,7 +36,11 @@ def term_metadata(result: dg.ExecuteInProcessResult) -> dict[str, object]:
 
 @pytest.fixture(scope="module")
 def sample_run(tmp_path_factory):
-    return materialise(tmp_path_factory.mktemp("asset"), SAMPLE_PDF)
+    root = tmp_path_factory.mktemp("asset")
+    (root / "dagster").mkdir()
+    # The instance must outlive the run result, which reads events through it.
+    with dg.instance_for_test(temp_dir=str(root / "dagster")) as instance:
+        yield materialise(root, SAMPLE_PDF, instance)
 
 
 def test_the_funnel_is_numeric_metadata_and_the_sample_meets_its_targets(sample_run):
@@ -69,10 +72,10 @@ def test_both_tables_hold_the_partition_and_clusters_load_in_rank_order(sample_r
     assert "Physical of Availability" in pa.surfaces and pa.provenance.page_no == pa.provenance.page + 1
 
 
-def test_a_document_without_gold_gets_no_e1(tmp_path):
+def test_a_document_without_gold_gets_no_e1(tmp_path, instance):
     path = tmp_path / "note.md"
     path.write_text("# 1. Scope\n\nFill Factor (FF) adalah perbandingan volume.\n\nFF naik bila Fill Factor naik.\n")
-    result, store, doc_id = materialise(tmp_path, path, "NOTE-1")
+    result, store, doc_id = materialise(tmp_path, path, instance, "NOTE-1")
     meta = term_metadata(result)
     assert "e1_term_filter_recall" not in meta
     assert [c.canonical for c in load_clusters(store, doc_id)] == ["Fill Factor"]

@@ -19,6 +19,7 @@ from knowledge_assets.ingest.documents import discover, identify
 from knowledge_assets.ingest.errors import DocumentError
 from knowledge_assets.llm.settings import SettingsError, resolve_settings
 from knowledge_assets.review import cli as review_cli
+from knowledge_assets.review.approved import export_approved
 from knowledge_assets.semantic_review import cli as semantic_review_cli
 from knowledge_assets.settings import database_path
 from knowledge_assets.store.database import Store, StoreError
@@ -100,11 +101,19 @@ def cmd_run(args: argparse.Namespace) -> int:
 def cmd_export(args: argparse.Namespace) -> int:
     store = Store(database_path())
     try:
-        written = export_document(store, args.doc_id, Path(args.out))
+        if args.approved:
+            written = export_approved(store, Path(args.out), [args.doc_id] if args.doc_id else None)
+        elif args.doc_id:
+            written = export_document(store, args.doc_id, Path(args.out))
+        else:
+            raise ExportError("export needs --doc-id, or --approved for every document")
     except ExportError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
-    print(f"{args.doc_id}: wrote {', '.join(p.name for p in written)} to {Path(args.out).resolve()}")
+    if args.approved:
+        print(f"approved knowledge: wrote {len(written)} files to {Path(args.out).resolve()}")
+    else:
+        print(f"{args.doc_id}: wrote {', '.join(p.name for p in written)} to {Path(args.out).resolve()}")
     return 0
 
 
@@ -120,7 +129,9 @@ def build_parser() -> argparse.ArgumentParser:
     ingest.add_argument("--doc-id", help="explicit document key (default: sidecar, else content hash)")
     ingest.set_defaults(handler=cmd_ingest)
     export = sub.add_parser("export", help="write a document's seven contract files from the store")
-    export.add_argument("--doc-id", required=True)
+    export.add_argument("--doc-id", help="the document (required without --approved; with it, default every document)")
+    export.add_argument("--approved", action="store_true",
+                        help="only approved knowledge: glossary, interpretation pack, formulas, domain context per document")
     export.add_argument("--out", required=True, help="folder to write into")
     export.set_defaults(handler=cmd_export)
     for module in (review_cli, evaluation_cli, semantic_review_cli):

@@ -37,6 +37,7 @@ from knowledge_assets.llm.requests import FormulaRequest, RuleRequest, SourceChu
 from knowledge_assets.llm.results import CallResult
 from knowledge_assets.llm.usage import record_usage
 from knowledge_assets.queue import build_queue
+from knowledge_assets.review.status import review_statuses, still_pending
 from knowledge_assets.store.database import Store
 from knowledge_assets.store.knowledge import entity_rows, load_entities
 from knowledge_assets.store.parsed import load_parsed
@@ -258,7 +259,8 @@ def run_review_queue(store: Store, doc_id: str) -> StageResult:
     )
     rejected_terms = {r["entry_term"] for r in rejected}
     rejected_ids = {e.term_id for e in glossary if e.term in rejected_terms and e.definition is None}
-    rows = build_queue(glossary, domains[0] if domains else None, rejected_ids)
+    # Entries whose latest review still applies leave the queue; changed ones come back.
+    rows = still_pending(build_queue(glossary, domains[0] if domains else None, rejected_ids), review_statuses(store, doc_id))
     dumped = [row.model_dump() for row in rows]
     table_rows = [{"doc_id": doc_id, "domain_id": None, **row} for row in dumped]
     store.replace_partition(doc_id, {"review_queue": table_rows})

@@ -19,6 +19,9 @@ import os
 from collections.abc import Iterable, Mapping
 
 import dagster as dg
+
+# The stale-status resolver behind the UI's "Unsynced" is not exported under `dg`; dagster is
+# pinned in pyproject.toml and tests/defs/test_staleness.py pins what this module relies on.
 from dagster._core.definitions.data_version import CachingStaleStatusResolver, StaleCauseCategory, StaleStatus
 from dagster._core.loader import LoadingContext
 

@@ -1,5 +1,6 @@
 """Materialises one document partition in-process against the project's Dagster instance —
-what `knowledge-assets run` does for each document."""
+what `knowledge-assets run` does for each document — with its asset checks, so a blocking
+check that fails stops the assets downstream of it and fails the document."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from dataclasses import dataclass
 import dagster as dg
 
 from knowledge_assets.defs.assets import document_assets
+from knowledge_assets.defs.checks import CHECKS
 from knowledge_assets.definitions import defs
 
 
@@ -28,7 +30,7 @@ def add_partition(instance: dg.DagsterInstance, doc_id: str) -> None:
 def materialize_document(instance: dg.DagsterInstance, doc_id: str) -> PartitionOutcome:
     add_partition(instance, doc_id)
     result = dg.materialize(
-        document_assets,
+        [*document_assets, *CHECKS],
         instance=instance,
         resources=defs.resources,
         partition_key=doc_id,

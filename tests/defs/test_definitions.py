@@ -19,6 +19,9 @@ def test_definitions_load_with_every_document_asset_partitioned_by_documents():
     assert {"parsed_chunks", "term_clusters", "formulas", "glossary", "rules", "domain_context",
             "review_queue"} <= keys
     assert repo.has_job("extract_document") and repo.has_sensor_def("new_documents")
+    assert repo.has_schedule_def("reextract_stale")
+    check_names = {key.name for key in repo.asset_graph.asset_check_keys}
+    assert {"spans_verbatim", "ids_unique_and_stable", "contract_valid", "e1_kill_line", "e3_kill_line"} <= check_names
     for asset in document_assets:
         for key in asset.keys:
             node = repo.asset_graph.get(key)

@@ -60,7 +60,8 @@ def test_an_asset_materialises_with_the_resource(monkeypatch, store):
         record_usage(store, results, doc_id="D", run_id=context.run.run_id)
         return dg.MaterializeResult(metadata={**knowledge_llm.metadata(), **usage_totals(results, knowledge_llm.price_table_entry())})
 
-    outcome = dg.materialize([probe], resources={"knowledge_llm": KnowledgeLLM()}, instance=dg.DagsterInstance.ephemeral())
+    instance = dg.DagsterInstance.ephemeral()  # kept alive: the result reads its events through it
+    outcome = dg.materialize([probe], resources={"knowledge_llm": KnowledgeLLM()}, instance=instance)
     metadata = outcome.asset_materializations_for_node("probe")[0].metadata
     assert metadata["llm_backend"].value == "offline" and metadata["llm_calls"].value == 1
     assert metadata["llm_cost_usd"].value == 0.0

@@ -4,6 +4,7 @@ from collections import Counter
 
 import dagster as dg
 
+from knowledge_assets.defs.assets.code_versions import chained_code_version
 from knowledge_assets.defs.assets.extract import domain_context, formulas, glossary, rules
 from knowledge_assets.defs.resources import KnowledgeStore
 from knowledge_assets.review.approved import write_approved_knowledge
@@ -23,7 +24,7 @@ def _by_document(counts: dict[str, dict[str, int]]) -> dg.MetadataValue:
     group_name="review",
     kinds={"python", "duckdb"},
     owners=["team:knowledge-assets"],
-    code_version="approved_knowledge-1",
+    code_version=chained_code_version("approved_knowledge-1", glossary, formulas, rules, domain_context),
     description="The knowledge a downstream planner prompt may use, all documents: entries whose latest "
     "review is approved (the entity) or edited (the edited payload) and still matches the current "
     "content; rejected, unreviewed and changed-since-review entries never. Table: approved_knowledge.",

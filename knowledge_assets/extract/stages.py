@@ -33,6 +33,7 @@ from knowledge_assets.link import (
     link_rules,
 )
 from knowledge_assets.llm.extractor import Extractor
+from knowledge_assets.llm.prompts import load_prompt
 from knowledge_assets.llm.requests import FormulaRequest, RuleRequest, SourceChunk, chunk_batches
 from knowledge_assets.llm.results import CallResult
 from knowledge_assets.llm.usage import record_usage
@@ -142,9 +143,7 @@ def _same_term_variants(entries: Sequence[c.GlossaryEntry]) -> dict[str, list[st
     return variants
 
 
-def run_glossary(
-    store: Store, extractor: Extractor, doc_id: str, run_id: str, backend: str, model: str, prompt_hash: str
-) -> StageResult:
+def run_glossary(store: Store, extractor: Extractor, doc_id: str, run_id: str) -> StageResult:
     parsed = _parsed(store, doc_id)
     clusters = load_clusters(store, doc_id)
     index = term_index(store, doc_id)
@@ -163,8 +162,9 @@ def run_glossary(
     entries = diff_glossary(entries, _previous_glossary(store, doc_id), _same_term_variants(entries))
     now = datetime.now(timezone.utc).replace(tzinfo=None)
     version = [
-        {"doc_id": doc_id, "run_id": run_id, "created_at": now, "backend": backend, "model": model,
-         "prompt_hash": prompt_hash, "term_id": e.term_id, "term": e.term, "definition": e.definition}
+        {"doc_id": doc_id, "run_id": run_id, "created_at": now, "backend": extractor.backend.name,
+         "model": extractor.backend.deployment, "prompt_hash": load_prompt("glossary").sha256,
+         "term_id": e.term_id, "term": e.term, "definition": e.definition}
         for e in entries
     ]
     store.replace_partition(

@@ -46,11 +46,18 @@ def _result(result: stages.StageResult, table: str, links: dict[str, object],
     return dg.MaterializeResult(metadata=metadata)
 
 
-def _run(context: dg.AssetExecutionContext, work):
+def _run(work):
     try:
         return work()
     except stages.MissingInput as exc:
         raise dg.Failure(description=str(exc), allow_retries=False) from None
+
+
+def _extract(context: dg.AssetExecutionContext, knowledge_store: KnowledgeStore, knowledge_llm: KnowledgeLLM,
+             run_stage, table: str, branch: str) -> dg.MaterializeResult:
+    store = knowledge_store.open()
+    result = _run(lambda: run_stage(store, knowledge_llm.extractor(store), context.partition_key, context.run.run_id))
+    return _result(result, table, entity_links(store, table, context.partition_key), knowledge_llm, branch)
 
 
 def _code_version(branch: str, *upstream: dg.AssetsDefinition) -> str:
@@ -67,10 +74,7 @@ def _code_version(branch: str, *upstream: dg.AssetsDefinition) -> str:
     "code and variables linked to terms. Table: formulas (+ rejected_fields, llm_usage).",
 )
 def formulas(context: dg.AssetExecutionContext, knowledge_store: KnowledgeStore, knowledge_llm: KnowledgeLLM):
-    store = knowledge_store.open()
-    result = _run(context, lambda: stages.run_formulas(
-        store, knowledge_llm.extractor(store), context.partition_key, context.run.run_id))
-    return _result(result, "formulas", entity_links(store, "formulas", context.partition_key), knowledge_llm, "formula")
+    return _extract(context, knowledge_store, knowledge_llm, stages.run_formulas, "formulas", "formula")
 
 
 @dg.asset(
@@ -81,12 +85,7 @@ def formulas(context: dg.AssetExecutionContext, knowledge_store: KnowledgeStore,
     "Table: glossary (+ glossary_versions, rejected_fields, llm_usage).",
 )
 def glossary(context: dg.AssetExecutionContext, knowledge_store: KnowledgeStore, knowledge_llm: KnowledgeLLM):
-    store = knowledge_store.open()
-    settings = knowledge_llm.settings()
-    result = _run(context, lambda: stages.run_glossary(
-        store, knowledge_llm.extractor(store), context.partition_key, context.run.run_id,
-        backend=settings.backend, model=settings.deployment, prompt_hash=load_prompt("glossary").sha256))
-    return _result(result, "glossary", entity_links(store, "glossary", context.partition_key), knowledge_llm, "glossary")
+    return _extract(context, knowledge_store, knowledge_llm, stages.run_glossary, "glossary", "glossary")
 
 
 @dg.asset(
@@ -96,10 +95,7 @@ def glossary(context: dg.AssetExecutionContext, knowledge_store: KnowledgeStore,
     "split out, typed calculation or interpretation, linked to terms and formulas. Table: rules.",
 )
 def rules(context: dg.AssetExecutionContext, knowledge_store: KnowledgeStore, knowledge_llm: KnowledgeLLM):
-    store = knowledge_store.open()
-    result = _run(context, lambda: stages.run_rules(
-        store, knowledge_llm.extractor(store), context.partition_key, context.run.run_id))
-    return _result(result, "rules", entity_links(store, "rules", context.partition_key), knowledge_llm, "rule")
+    return _extract(context, knowledge_store, knowledge_llm, stages.run_rules, "rules", "rule")
 
 
 @dg.asset(
@@ -110,22 +106,18 @@ def rules(context: dg.AssetExecutionContext, knowledge_store: KnowledgeStore, kn
     "from headings, key parameters corroborated by terms, subdomains aggregated, counts. Table: domain_context.",
 )
 def domain_context(context: dg.AssetExecutionContext, knowledge_store: KnowledgeStore, knowledge_llm: KnowledgeLLM):
-    store = knowledge_store.open()
-    result = _run(context, lambda: stages.run_domain_context(
-        store, knowledge_llm.extractor(store), context.partition_key, context.run.run_id))
-    links = entity_links(store, "domain_context", context.partition_key)
-    return _result(result, "domain_context", links, knowledge_llm, "domain_context")
+    return _extract(context, knowledge_store, knowledge_llm, stages.run_domain_context, "domain_context", "domain_context")
 
 
 @dg.asset(
     **_COMMON, kinds={"python", "duckdb"}, deps=[glossary, domain_context],
-    code_version=chained_code_version("review_queue-1", glossary, domain_context), metadata=table_metadata("review_queue"),
+    code_version=chained_code_version("review_queue-2", glossary, domain_context), metadata=table_metadata("review_queue"),
     description="What the expert reviews first: conflicts, then unresolved key parameters, then terms by "
     "mention count, each with one review reason. Table: review_queue.",
 )
 def review_queue(context: dg.AssetExecutionContext, knowledge_store: KnowledgeStore):
     store = knowledge_store.open()
-    result = _run(context, lambda: stages.run_review_queue(store, context.partition_key))
+    result = _run(lambda: stages.run_review_queue(store, context.partition_key))
     return _result(result, "review_queue", entity_links(store, "review_queue", context.partition_key))
 
 

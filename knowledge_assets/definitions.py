@@ -2,7 +2,7 @@
 
 import dagster as dg
 
-from knowledge_assets.defs.assets import all_assets, evaluation
+from knowledge_assets.defs.assets import all_assets
 from knowledge_assets.defs.checks import CHECKS
 from knowledge_assets.defs.jobs import extract_document
 from knowledge_assets.defs.llm import KnowledgeLLM
@@ -12,7 +12,7 @@ from knowledge_assets.defs.sensors import new_documents
 
 defs = dg.Definitions(
     assets=all_assets,
-    asset_checks=[*CHECKS, *evaluation.CHECKS],
+    asset_checks=CHECKS,
     jobs=[extract_document],
     sensors=[new_documents],
     schedules=SCHEDULES,

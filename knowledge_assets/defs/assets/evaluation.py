@@ -117,5 +117,3 @@ def eval_scores(context: dg.AssetExecutionContext, knowledge_store: KnowledgeSto
 
 
 ASSETS = [eval_scores]
-# The kill-line checks are check specs of eval_scores (above), not separate definitions.
-CHECKS: list = []

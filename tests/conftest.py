@@ -1,9 +1,11 @@
-"""Fixtures shared by every test: a real DuckDB file, real sample documents, real PDFs."""
+"""Fixtures shared by every test: a real DuckDB file, a real temporary Dagster instance,
+real sample documents."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import dagster as dg
 import pytest
 
 from knowledge_assets.store.database import Store
@@ -17,3 +19,10 @@ SAMPLE_MARKDOWN = SAMPLE_DOCUMENTS / "maintenance_kpi.md"
 @pytest.fixture
 def store(tmp_path: Path) -> Store:
     return Store(tmp_path / "knowledge.duckdb")
+
+
+@pytest.fixture
+def instance(tmp_path):
+    (tmp_path / "dagster").mkdir()
+    with dg.instance_for_test(temp_dir=str(tmp_path / "dagster")) as instance:
+        yield instance

@@ -16,7 +16,8 @@ from knowledge_assets.ingest.documents import identify
 from knowledge_assets.store.database import Store
 from knowledge_assets.store.registry import register
 from knowledge_assets.store.schema import TABLES
-from tests.conftest import SAMPLE_MARKDOWN, SAMPLE_PDF
+from tests.conftest import SAMPLE_MARKDOWN
+from tests.support.materialised import materialised_samples
 
 PRM = "SKT-STD-PRM-001"
 KPI = "SKT-MNT-KPI-002"
@@ -38,13 +39,6 @@ class Pipeline:
 
 
 @pytest.fixture
-def instance(tmp_path):
-    (tmp_path / "dagster").mkdir()
-    with dg.instance_for_test(temp_dir=str(tmp_path / "dagster")) as instance:
-        yield instance
-
-
-@pytest.fixture
 def pipeline(instance, tmp_path, monkeypatch) -> Pipeline:
     store = Store(tmp_path / "knowledge.duckdb")
     monkeypatch.setenv("KNOWLEDGE_DB", str(store.path))
@@ -58,17 +52,9 @@ def pipeline(instance, tmp_path, monkeypatch) -> Pipeline:
 
 @pytest.fixture(scope="session")
 def extracted_file(tmp_path_factory) -> Path:
-    root = tmp_path_factory.mktemp("extracted")
-    store = Store(root / "knowledge.duckdb")
-    with pytest.MonkeyPatch.context() as env:
-        env.setenv("KNOWLEDGE_DB", str(store.path))
-        env.setenv("KNOWLEDGE_LLM_BACKEND", "offline")
-        (root / "dagster").mkdir()
-        with dg.instance_for_test(temp_dir=str(root / "dagster")) as instance:
-            for path in (SAMPLE_PDF, SAMPLE_MARKDOWN):
-                outcome = materialize_document(instance, register(store, identify(path)).source.doc_id)
-                assert outcome.success, outcome.error
-    return store.path
+    with pytest.MonkeyPatch.context() as env, materialised_samples(tmp_path_factory.mktemp("extracted"), env) as samples:
+        assert all(result.success for result in samples.results.values())
+    return samples.store.path
 
 
 @pytest.fixture

@@ -43,6 +43,7 @@ from knowledge_assets.store.database import Store
 from knowledge_assets.store.knowledge import entity_rows, load_entities
 from knowledge_assets.store.parsed import load_parsed
 from knowledge_assets.store.terms import load_clusters
+from knowledge_assets.terms.clusters import TermCluster as Cluster
 from knowledge_assets.verify.spans import normalise
 
 
@@ -66,8 +67,7 @@ def _parsed(store: Store, doc_id: str) -> c.ParsedDocument:
     return parsed
 
 
-def term_index(store: Store, doc_id: str) -> TermIndex:
-    clusters = load_clusters(store, doc_id)
+def term_index(clusters: Sequence[Cluster]) -> TermIndex:
     return TermIndex((cl.term_id, (cl.canonical, *cl.surfaces, *cl.long_forms)) for cl in clusters)
 
 
@@ -90,7 +90,7 @@ def run_formulas(store: Store, extractor: Extractor, doc_id: str, run_id: str) -
     chunks = {ch.chunk_id: ch for ch in parsed.chunks}
     results = extractor.run([FormulaRequest(chunks=b) for b in chunk_batches(_source_chunks(parsed.chunks))])
     built = build_formulas(doc_id, [f for answer in _answers(results) for f in answer.formulas], chunks)
-    formulas = link_formulas(built.formulas, term_index(store, doc_id))
+    formulas = link_formulas(built.formulas, term_index(load_clusters(store, doc_id)))
     store.replace_partition(
         doc_id,
         {"formulas": entity_rows(doc_id, formulas), "rejected_fields": _rejected_rows(doc_id, built.rejected)},
@@ -146,7 +146,7 @@ def _same_term_variants(entries: Sequence[c.GlossaryEntry]) -> dict[str, list[st
 def run_glossary(store: Store, extractor: Extractor, doc_id: str, run_id: str) -> StageResult:
     parsed = _parsed(store, doc_id)
     clusters = load_clusters(store, doc_id)
-    index = term_index(store, doc_id)
+    index = term_index(clusters)
     headings = defining_headings(parsed.chunks, index)
     evidence = evidence_chunks(clusters, parsed.chunks, _mentions(store, doc_id), headings)
     results = extractor.run(glossary_requests(clusters, evidence))
@@ -196,7 +196,7 @@ def run_rules(store: Store, extractor: Extractor, doc_id: str, run_id: str) -> S
     results = extractor.run([RuleRequest(chunks=b) for b in chunk_batches(_source_chunks(parsed.chunks))])
     built = build_rules(doc_id, [r for answer in _answers(results) for r in answer.rules], chunks)
     formulas = load_entities(store, "formulas", doc_id, c.FormulaEntry)
-    rules = link_rules(built.rules, formulas, term_index(store, doc_id))
+    rules = link_rules(built.rules, formulas, term_index(load_clusters(store, doc_id)))
     store.replace_partition(
         doc_id,
         {"rules": entity_rows(doc_id, rules), "rejected_fields": _rejected_rows(doc_id, built.rejected)},
@@ -224,7 +224,7 @@ def run_domain_context(store: Store, extractor: Extractor, doc_id: str, run_id: 
     glossary = load_entities(store, "glossary", doc_id, c.GlossaryEntry)
     formulas = load_entities(store, "formulas", doc_id, c.FormulaEntry)
     rules = load_entities(store, "rules", doc_id, c.RuleEntry)
-    domain = complete_domain(link_domain(built.domain, term_index(store, doc_id)), glossary, formulas, rules)
+    domain = complete_domain(link_domain(built.domain, term_index(load_clusters(store, doc_id))), glossary, formulas, rules)
     store.replace_partition(
         doc_id,
         {"domain_context": entity_rows(doc_id, [domain]), "rejected_fields": _rejected_rows(doc_id, built.rejected)},

@@ -13,6 +13,9 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
 from knowledge_assets import contracts as c
+from knowledge_assets.candidates.formulas import find_formulas
+from knowledge_assets.candidates.model import Candidate
+from knowledge_assets.candidates.rules import find_rules
 from knowledge_assets.diff import diff_glossary
 from knowledge_assets.extract.domain import build_domain, complete_domain, domain_request
 from knowledge_assets.extract.formulas import build_formulas
@@ -79,6 +82,13 @@ def _source_chunks(chunks: Sequence[c.Chunk]) -> list[SourceChunk]:
     return [SourceChunk(chunk_id=ch.chunk_id, text=ch.text, heading_path=ch.heading_path) for ch in chunks]
 
 
+def _with_candidates(request_type, source: Sequence[SourceChunk], candidates: Sequence[Candidate]):
+    """One request per batch of chunks, each carrying the candidates found in its chunks."""
+    for batch in chunk_batches(source):
+        ids = {chunk.chunk_id for chunk in batch}
+        yield request_type(chunks=batch, candidates=[cand for cand in candidates if cand.chunk_id in ids])
+
+
 def _answers(results: Sequence[CallResult]):
     for result in results:
         if result.ok:
@@ -88,7 +98,8 @@ def _answers(results: Sequence[CallResult]):
 def run_formulas(store: Store, extractor: Extractor, doc_id: str, run_id: str) -> StageResult:
     parsed = _parsed(store, doc_id)
     chunks = {ch.chunk_id: ch for ch in parsed.chunks}
-    results = extractor.run([FormulaRequest(chunks=b) for b in chunk_batches(_source_chunks(parsed.chunks))])
+    source = _source_chunks(parsed.chunks)
+    results = extractor.run(list(_with_candidates(FormulaRequest, source, find_formulas(source))))
     built = build_formulas(doc_id, [f for answer in _answers(results) for f in answer.formulas], chunks)
     formulas = link_formulas(built.formulas, term_index(load_clusters(store, doc_id)))
     store.replace_partition(
@@ -193,7 +204,8 @@ def run_glossary(store: Store, extractor: Extractor, doc_id: str, run_id: str) -
 def run_rules(store: Store, extractor: Extractor, doc_id: str, run_id: str) -> StageResult:
     parsed = _parsed(store, doc_id)
     chunks = {ch.chunk_id: ch for ch in parsed.chunks}
-    results = extractor.run([RuleRequest(chunks=b) for b in chunk_batches(_source_chunks(parsed.chunks))])
+    source = _source_chunks(parsed.chunks)
+    results = extractor.run(list(_with_candidates(RuleRequest, source, find_rules(source))))
     built = build_rules(doc_id, [r for answer in _answers(results) for r in answer.rules], chunks)
     formulas = load_entities(store, "formulas", doc_id, c.FormulaEntry)
     rules = link_rules(built.rules, formulas, term_index(load_clusters(store, doc_id)))

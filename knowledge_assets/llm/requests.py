@@ -13,6 +13,9 @@ from typing import ClassVar, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from knowledge_assets.candidates.model import Candidate
+from knowledge_assets.candidates.source import SourceChunk
+
 BranchName = Literal["glossary", "formula", "rule", "domain_context"]
 
 _Item = TypeVar("_Item")
@@ -26,20 +29,13 @@ class _Request(_Frozen):
     branch: ClassVar[BranchName]
 
 
-class SourceChunk(_Frozen):
-    """A chunk's verbatim text: every span an answer quotes must be found in one of these."""
-
-    chunk_id: str
-    text: str
-    heading_path: list[str] = Field(default_factory=list)
-
-
 class TermCluster(_Frozen):
     key: str = Field(description="term_id; used to join the answer back, never shown to the model")
     canonical: str
     abbreviation: str | None = None
     long_forms: list[str] = Field(default_factory=list)
     chunks: list[SourceChunk] = Field(min_length=1)
+    candidates: list[Candidate] = Field(default_factory=list, description="definition candidates naming this term")
 
 
 class GlossaryRequest(_Request):
@@ -58,17 +54,20 @@ class GlossaryRequest(_Request):
 class FormulaRequest(_Request):
     branch: ClassVar[BranchName] = "formula"
     chunks: list[SourceChunk] = Field(min_length=1)
+    candidates: list[Candidate] = Field(default_factory=list)
 
 
 class RuleRequest(_Request):
     branch: ClassVar[BranchName] = "rule"
     chunks: list[SourceChunk] = Field(min_length=1)
+    candidates: list[Candidate] = Field(default_factory=list)
 
 
 class DomainContextRequest(_Request):
     branch: ClassVar[BranchName] = "domain_context"
     outline: list[str] = Field(default_factory=list)
     chunks: list[SourceChunk] = Field(min_length=1)
+    candidates: list[Candidate] = Field(default_factory=list, description="title and purpose candidates")
 
 
 ExtractionRequest = GlossaryRequest | FormulaRequest | RuleRequest | DomainContextRequest

@@ -1,0 +1,12 @@
+"""Domain candidates. (Placeholder: the finder is built in its own change.)"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from knowledge_assets.candidates.model import Candidate
+from knowledge_assets.candidates.source import SourceChunk
+
+
+def find_domain(chunks: Sequence[SourceChunk]) -> list[Candidate]:
+    return []

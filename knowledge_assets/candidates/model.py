@@ -1,0 +1,63 @@
+"""What a candidate is: a span of one chunk's text, the cue that found it, and named parts.
+
+Offsets index the chunk's own text, so `chunk.text[start:end] == text` always holds and every
+part is a verbatim slice too: whatever is selected from a candidate passes the span check.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, model_validator
+
+CandidateKind = Literal["definition", "formula", "rule", "title", "purpose"]
+
+
+class Part(BaseModel):
+    """A named sub-span: `term`, `definition`, `abbreviation`, `expansion`, `lhs`, `rhs`,
+    `condition`, `consequence`, `symbol`, `meaning`…; `label` pairs parts that belong together
+    (a legend's symbol and its meaning)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    role: str
+    start: int
+    end: int
+    text: str
+    label: str | None = None
+
+
+class Candidate(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    kind: CandidateKind
+    chunk_id: str
+    start: int
+    end: int
+    text: str
+    cue: str
+    parts: tuple[Part, ...] = ()
+
+    @model_validator(mode="after")
+    def _parts_inside(self) -> Candidate:
+        if self.start > self.end:
+            raise ValueError(f"candidate bounds {self.start}..{self.end} are reversed")
+        return self
+
+    def part(self, role: str) -> Part | None:
+        return next((p for p in self.parts if p.role == role), None)
+
+    def parts_of(self, role: str) -> list[Part]:
+        return [p for p in self.parts if p.role == role]
+
+
+def span(kind: CandidateKind, chunk_id: str, text: str, start: int, end: int, cue: str,
+         parts: dict[str, tuple[int, int]] | list[tuple[str, int, int, str | None]] = ()) -> Candidate:
+    """A candidate over `text[start:end]` of chunk `chunk_id`, its parts cut from the same text.
+    `parts` is `{role: (start, end)}`, or `[(role, start, end, label)]` when roles repeat."""
+    items = parts.items() if isinstance(parts, dict) else [(r, (s, e), lab) for r, s, e, lab in parts]
+    built = []
+    for item in items:
+        role, (s, e), label = (item[0], item[1], None) if len(item) == 2 else item
+        built.append(Part(role=role, start=s, end=e, text=text[s:e], label=label))
+    return Candidate(kind=kind, chunk_id=chunk_id, start=start, end=end, text=text[start:end], cue=cue, parts=tuple(built))

@@ -8,9 +8,10 @@
                                                   private store and instance, score it with the corpus
                                                   scorer, compare with the committed corpus baseline
     knowledge-assets eval --corpus DIR --write-baseline
-                                                  regenerate eval_assets/results/corpus_<backend>_baseline.json
-                                                  (the development corpus: --corpus ../shared/corpus,
-                                                  run from the project root)
+                                                  (re)write eval_assets/results/corpus_<backend>_baseline.json
+
+    Regenerate the committed corpus baseline, from the project root:
+        KNOWLEDGE_LLM_BACKEND=offline knowledge-assets eval --corpus ../shared/corpus --write-baseline
     See docs/evaluation.md.
 """
 

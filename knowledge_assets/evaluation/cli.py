@@ -3,15 +3,27 @@
     knowledge-assets eval [--doc-id X]            scores of the documents in the store that have gold
     knowledge-assets eval --write                 also write eval_assets/results/<date>_<backend>_<prompts>.json
     knowledge-assets eval --baseline FILE         compare with a result file; exit 1 on a regression
+
+    knowledge-assets eval --corpus DIR            run every document of a corpus (docs/, gold/) in a
+                                                  private store and instance, score it with the corpus
+                                                  scorer, compare with the committed corpus baseline
+    knowledge-assets eval --corpus DIR --write-baseline
+                                                  (re)write eval_assets/results/corpus_<backend>_baseline.json
+
+    Regenerate the committed corpus baseline, from the project root:
+        KNOWLEDGE_LLM_BACKEND=offline knowledge-assets eval --corpus ../shared/corpus --write-baseline
+    See docs/evaluation.md.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 from datetime import datetime, timezone
 from pathlib import Path
 
+from knowledge_assets.evaluation import corpus as corpus_eval
 from knowledge_assets.evaluation.gold import GOLD_DIR, GoldError, gold_path, load_gold
 from knowledge_assets.evaluation.report import render_comparison, render_scores
 from knowledge_assets.evaluation.results import (
@@ -33,6 +45,7 @@ from knowledge_assets.evaluation.scores import (
     score_document,
 )
 from knowledge_assets.llm.prompts import prompt_hashes
+from knowledge_assets.llm.settings import SettingsError, resolve_settings
 from knowledge_assets.settings import database_path
 from knowledge_assets.store.database import Store
 
@@ -47,10 +60,18 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
         "eval", help="score the documents in the store against their gold",
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--doc-id", help="only this document (default: every document in the store with gold)")
+    parser.add_argument("--doc-id", help="only this document (default: every document in the store with gold; "
+                        "with --corpus, the document of that gold stem)")
     parser.add_argument("--write", action="store_true", help="also write the result JSON (see --results-dir)")
     parser.add_argument("--results-dir", type=Path, default=RESULTS_DIR, help="where --write puts it (default: eval_assets/results)")
-    parser.add_argument("--baseline", type=Path, help="a result JSON to compare with, metric by metric; exit 1 on a regression")
+    parser.add_argument("--baseline", type=Path, help="a result JSON to compare with, metric by metric; exit 1 on a regression "
+                        "(with --corpus, default: the committed corpus_<backend>_baseline.json when it exists)")
+    parser.add_argument("--corpus", type=Path, help="run and score every document of this corpus (DIR/docs, DIR/gold/<stem>.json)")
+    parser.add_argument("--work", type=Path, help="with --corpus: keep the private store, instance and exports here "
+                        "(default: a temporary directory)")
+    parser.add_argument("--write-baseline", action="store_true", help="with --corpus: (re)write the committed corpus "
+                        "baseline in --results-dir; regressions are shown, not failed")
+    parser.add_argument("--verbose", action="store_true", help="with --corpus: print what each document missed")
     parser.add_argument("--tolerance", type=float, default=DEFAULT_TOLERANCE, help="allowed fall of a rate before it is a regression")
     parser.set_defaults(handler=cmd_eval)
 
@@ -113,7 +134,90 @@ def _compare(path: Path, scored: list[tuple[RunInfo, DocumentScores]], doc_id: s
     return 0
 
 
+def _pipeline_runner() -> corpus_eval.OpenRunner:
+    # The runner lives with the Dagster wiring (the one semantic-review capture uses); it is
+    # loaded by name when a corpus run starts so that this package stays importable, and
+    # testable, without Dagster.
+    return importlib.import_module("knowledge_assets.defs.capture").pipeline_runner
+
+
+def _corpus_run_info() -> RunInfo:
+    settings = resolve_settings()
+    print("llm: " + ", ".join(f"{k.removeprefix('llm_')}={v}" for k, v in settings.describe().items()))
+    return RunInfo(settings.backend, settings.deployment, prompt_hashes())
+
+
+def _print_result(result: corpus_eval.DocumentResult, verbose: bool) -> None:
+    print(corpus_eval.table_row(result), flush=True)
+    if verbose and not result.failed:
+        for miss in result.scores.misses:
+            print(f"    {miss}")
+
+
+def _corpus_baseline(args: argparse.Namespace, run: RunInfo) -> Path | None:
+    if args.baseline is not None:
+        return args.baseline
+    committed = args.results_dir / corpus_eval.baseline_name(run)
+    if committed.is_file():
+        return committed
+    print(f"no committed corpus baseline {committed}: nothing to compare with")
+    return None
+
+
+def cmd_eval_corpus(args: argparse.Namespace) -> int:
+    """`eval --corpus`: exit 1 when a document fails or a rate regresses beyond the tolerance."""
+    documents, notes = corpus_eval.corpus_documents(args.corpus, args.doc_id)
+    if args.write_baseline and args.doc_id is not None:
+        raise EvalError("--write-baseline writes the whole corpus's baseline; drop --doc-id")
+    run = _corpus_run_info()
+    baseline_path = _corpus_baseline(args, run)
+    baseline = corpus_eval.read_corpus_results(baseline_path) if baseline_path else None
+    for note in notes:
+        print(note, file=sys.stderr)
+    print(corpus_eval.table_header())
+    with corpus_eval.work_directory(args.work) as work:
+        results = corpus_eval.run_corpus(documents, work, _pipeline_runner(), lambda r: _print_result(r, args.verbose))
+    print(corpus_eval.table_footer(results))
+    if args.work is not None:
+        print(f"work: {args.work.resolve()} (store, Dagster instance, exports in export/<stem>/)")
+    now = datetime.now(timezone.utc)
+    payload = corpus_eval.results_payload(results, run, args.corpus, now)
+    failed = [r.stem for r in results if r.failed]
+    status = 0
+    if baseline is not None:
+        print(f"baseline {baseline_path}: backend={baseline.get('backend')} model={baseline.get('model')} "
+              f"prompts={baseline.get('prompt_hash')}")
+        changes = corpus_eval.compare_with_baseline(baseline, payload, args.tolerance, args.doc_id)
+        print(corpus_eval.render_comparison(changes, args.tolerance))
+        regressed = [c for c in regressions(changes) if c.metric in corpus_eval.RATES]
+        if not regressed:
+            print("no regression")
+        elif args.write_baseline:
+            print(f"{len(regressed)} rates below the old baseline; --write-baseline replaces it", file=sys.stderr)
+        else:
+            print(f"{len(regressed)} regressions beyond the tolerance", file=sys.stderr)
+            status = 1
+    if args.write:
+        print(f"wrote {corpus_eval.write_payload(args.results_dir / corpus_eval.dated_name(run, now), payload)}")
+    if failed:
+        print(f"{len(failed)} of {len(results)} documents failed: {', '.join(failed)}", file=sys.stderr)
+        if args.write_baseline:
+            print("the baseline is not written while a document fails", file=sys.stderr)
+        return 1
+    if args.write_baseline:
+        print(f"wrote {corpus_eval.write_payload(args.results_dir / corpus_eval.baseline_name(run), payload)}")
+    return status
+
+
 def cmd_eval(args: argparse.Namespace) -> int:
+    if args.corpus is not None:
+        try:
+            if args.tolerance < 0:
+                raise EvalError(f"--tolerance must be 0 or more, not {args.tolerance}")
+            return cmd_eval_corpus(args)
+        except (EvalError, corpus_eval.CorpusError, SettingsError) as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 1
     store = Store(database_path())
     try:
         if args.tolerance < 0:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -59,9 +60,14 @@ def results_payload(run: RunInfo, scored: list[DocumentScores], created_at: date
     }
 
 
-def result_name(run: RunInfo, created_at: datetime) -> str:
+def run_label(run: RunInfo) -> str:
+    """The backend, with the model when it is not the backend's own name, safe in a file name."""
     who = run.backend if run.model in (run.backend, "") else f"{run.backend}-{run.model}"
-    return f"{created_at:%Y-%m-%d}_{re.sub(r'[^A-Za-z0-9.-]+', '-', who)}_{run.prompt_hash}.json"
+    return re.sub(r"[^A-Za-z0-9.-]+", "-", who)
+
+
+def result_name(run: RunInfo, created_at: datetime) -> str:
+    return f"{created_at:%Y-%m-%d}_{run_label(run)}_{run.prompt_hash}.json"
 
 
 def write_results(directory: Path, run: RunInfo, scored: list[DocumentScores], created_at: datetime) -> Path:
@@ -101,20 +107,23 @@ class MetricChange:
         return self.current - self.baseline
 
 
-def _verdict(metric: str, baseline: float | None, current: float | None, tolerance: float) -> str:
+def _verdict(metric: str, baseline: float | None, current: float | None, tolerance: float,
+             gated: Collection[str]) -> str:
     if baseline is None:
         return "ok" if current is None else "new"
     if current is None:
-        return "missing" if metric in GATED else "changed"
-    if metric not in GATED:
+        return "missing" if metric in gated else "changed"
+    if metric not in gated:
         return "ok" if current == baseline else "changed"
     if current < baseline - tolerance:
         return "regressed"
     return "improved" if current > baseline + tolerance else "ok"
 
 
-def compare(baseline: dict, current: dict, tolerance: float = DEFAULT_TOLERANCE) -> list[MetricChange]:
-    """Every metric and count of every document in either payload, baseline first."""
+def compare(baseline: dict, current: dict, tolerance: float = DEFAULT_TOLERANCE,
+            gated: Collection[str] = GATED) -> list[MetricChange]:
+    """Every metric and count of every document in either payload, baseline first; `gated`
+    names the higher-is-better rates (the corpus evaluation passes its own)."""
     changes = []
     for doc_id in sorted(baseline["documents"].keys() | current["documents"].keys()):
         old, new = baseline["documents"].get(doc_id), current["documents"].get(doc_id)
@@ -124,7 +133,7 @@ def compare(baseline: dict, current: dict, tolerance: float = DEFAULT_TOLERANCE)
                 if new is None:
                     verdict = "missing"
                 else:
-                    verdict = _verdict(metric, before.get(metric), after.get(metric), tolerance)
+                    verdict = _verdict(metric, before.get(metric), after.get(metric), tolerance, gated)
                 changes.append(MetricChange(doc_id, metric, before.get(metric), after.get(metric), verdict))
     return changes
 

@@ -138,6 +138,19 @@ def test_mineru_content_list_keeps_equations_as_latex(tmp_path):
     assert chunk.page == 1 and "Satuan produksi adalah BCM." in chunk.text
 
 
+def test_mineru_page_furniture_is_left_out_of_the_page_text(tmp_path):
+    items = [
+        {"type": "header", "text": "PT Contoh | Standard", "page_idx": 0},
+        {"type": "text", "text": "Pasal 1", "text_level": 1, "page_idx": 0},
+        {"type": "text", "text": "Alat wajib diuji.", "page_idx": 0},
+        {"type": "text", "text": "Pasal 2 ...", "page_idx": 0},
+        {"type": "page_number", "text": "1", "page_idx": 0},
+    ]
+    path = tmp_path / "reg_content_list.json"
+    path.write_text(json.dumps(items), encoding="utf-8")
+    assert _parse(path).pages[0].text == "Pasal 1\n\nAlat wajib diuji."
+
+
 def test_mineru_file_that_is_not_a_list_is_refused(tmp_path):
     path = tmp_path / "x_content_list.json"
     path.write_text(json.dumps({"pages": []}), encoding="utf-8")

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from knowledge_assets import ids
 from knowledge_assets.candidates.domain import find_domain
 from knowledge_assets.candidates.model import Candidate
+from knowledge_assets.candidates.packs import cues
 from knowledge_assets.contracts import (
     Chunk,
     DomainContext,
@@ -33,11 +34,18 @@ from knowledge_assets.llm.responses import DomainContextResponse
 from knowledge_assets.llm.results import CallFailure
 
 LEADING_CHUNKS = 3
-MAX_REQUEST_CHUNKS = 8
+MAX_REQUEST_CHUNKS = 10
 MAX_CANDIDATES_PER_KIND = 3
+DEFINITION_CHUNKS = 4
 _PURPOSE_HEADING = re.compile(
     r"tujuan|maksud|ruang lingkup|pendahuluan|purpose|scope|objective|introduction", re.IGNORECASE
 )
+
+
+_DEFINITION_HEADING = re.compile(
+    r"\b(?:" + "|".join(re.escape(w) for w in cues("domain").get("definition_headings", ())) + r")\b"
+)
+_DEFINITION_INTROS = cues("domain").get("definition_intros", ())
 
 
 @dataclass(frozen=True)
@@ -65,14 +73,29 @@ def domain_candidates(chunks: Sequence[Chunk]) -> list[Candidate]:
 
 
 def request_chunks(chunks: Sequence[Chunk], candidates: Sequence[Candidate] | None = None) -> list[Chunk]:
-    """The document's opening, the chunks holding the candidates, then the first chunk of any
-    purpose or scope section, in reading order."""
+    """The document's opening, the chunks holding the candidates, the first chunk of any purpose
+    or scope section, then the opening of its definitions (where its central terms are defined),
+    in reading order."""
     candidates = domain_candidates(chunks) if candidates is None else candidates
     holding = {c.chunk_id for c in candidates}
     purpose = [c for c in chunks if c.heading_path and _PURPOSE_HEADING.search(c.heading_path[-1])]
-    chosen = [*chunks[:LEADING_CHUNKS], *(c for c in chunks if c.chunk_id in holding), *purpose]
+    defining = _definition_chunks(chunks)
+    chosen = [*chunks[:LEADING_CHUNKS], *(c for c in chunks if c.chunk_id in holding), *purpose, *defining]
     kept = {c.chunk_id for c in list({c.chunk_id: c for c in chosen}.values())[:MAX_REQUEST_CHUNKS]}
     return [c for c in chunks if c.chunk_id in kept]
+
+
+def _definition_chunks(chunks: Sequence[Chunk]) -> list[Chunk]:
+    """The first chunks of the definitions: under a definitions heading (`Terminology`,
+    `KETENTUAN UMUM`), or from the chunk that opens the list (`… yang dimaksud dengan:`),
+    staying inside that section."""
+    first = next((i for i, c in enumerate(chunks)
+                  if any(_DEFINITION_HEADING.search(h) for h in c.heading_path)
+                  or any(intro in c.text for intro in _DEFINITION_INTROS)), None)
+    if first is None:
+        return []
+    section = chunks[first].heading_path
+    return [c for c in chunks[first : first + DEFINITION_CHUNKS] if c.heading_path[: len(section)] == section]
 
 
 def domain_request(chunks: Sequence[Chunk]) -> DomainContextRequest:

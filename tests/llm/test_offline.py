@@ -215,3 +215,12 @@ def test_key_parameters_leave_out_the_issuing_authority():
                           "ditetapkan oleh Badan Pengawas Tenaga Nuklir (BAPETEN).")]
     context = offline.answer(domain_request(chunks)).answer
     assert context.key_parameters == ["Tarif Layanan Air (TLA)"]
+
+
+def test_key_parameters_take_the_defined_terms_the_title_names():
+    chunks = [SourceChunk(chunk_id="D::0000", text="PERATURAN MENTERI CONTOH\nNOMOR 7 TAHUN 2030\nTENTANG\nTARIF AIR BERSIH"),
+              SourceChunk(chunk_id="D::0001", text="Dalam Peraturan ini yang dimaksud dengan:\n1. Tarif Air Bersih "
+                          "yang selanjutnya\ndisebut Tarif adalah harga air.\n2. Menteri adalah menteri contoh.\n"
+                          "3. Pipa Induk adalah pipa besar.", heading_path=["Pasal 1"])]
+    context = offline.answer(domain_request(chunks)).answer
+    assert context.key_parameters == ["Tarif Air Bersih"]  # not Menteri (the authority), not Pipa Induk (not central)

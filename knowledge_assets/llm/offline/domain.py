@@ -8,13 +8,17 @@ request's title and purpose candidates (`candidates/domain.py`) by the strength 
   document, else the document's first statement of what it does (`This document specifies …`,
   `Peraturan … ini mengatur …`), else the first sentence under a Scope / Ruang Lingkup section;
   none when there is no candidate;
-- key_parameters: the `Long Form (ABBR)` names in the purpose, the title and the outline, one per
-  abbreviation — never an authority (`Menteri`, `BAPETEN`, `IETF`: `authority_names` in
+- key_parameters: the `Long Form (ABBR)` names in the purpose and the title, then the terms the
+  document defines (`Term yang selanjutnya disingkat …`, `Term adalah …`, `Long Form (ABBR)`)
+  whose name the title or the purpose uses — its central terms —, then the `Long Form (ABBR)`
+  names of the outline, one per abbreviation or name — never an authority (`Menteri`, `BAPETEN`, `IETF`: `authority_names` in
   packs/*/domain.json), which issues the document rather than being its subject, nor a company
   (`PT …`, `… Inc.`: `organisation_markers`).
 """
 
 from __future__ import annotations
+
+import re
 
 from knowledge_assets.candidates.model import Candidate
 from knowledge_assets.candidates.packs import cues
@@ -27,6 +31,9 @@ PURPOSE_CUES = ("purpose_heading", "purpose_statement", "scope_heading")
 MAX_KEY_PARAMETERS = 12
 _AUTHORITIES = frozenset(name.casefold() for name in cues("domain").get("authority_names", ()))
 _ORGANISATION_MARKERS = frozenset(cues("domain").get("organisation_markers", ()))
+_LINKS = "|".join(re.escape(w).replace(r"\ ", r"\s+") for w in cues("domain").get("definition_links", ()))
+# A defined term opens its line (after a list number) and its definition follows the link.
+_DEFINED_TERM = re.compile(rf"(?:^|\n)[ \t]*(?:\d{{1,3}}\.\s+)?(?P<term>[A-Z][^\n.;:()]{{1,80}}?)\s+(?:{_LINKS})\b")
 
 
 def answer_domain_context(request: DomainContextRequest) -> DomainContextResponse:
@@ -39,7 +46,7 @@ def answer_domain_context(request: DomainContextRequest) -> DomainContextRespons
     return DomainContextResponse(
         title=title.text if title else None,
         purpose_verbatim=purpose.text if purpose else None,
-        key_parameters=_key_parameters([*texts, *request.outline]),
+        key_parameters=_key_parameters(texts, [c.text for c in request.chunks], request.outline),
         span=evidence.text if evidence else None,
         chunk_id=evidence.chunk_id if evidence else None,
     )
@@ -58,15 +65,45 @@ def _names_organisation(text: str, start: int, end: int) -> bool:
     return any(word in _ORGANISATION_MARKERS for word in words)
 
 
-def _key_parameters(texts: list[str]) -> list[str]:
-    """The parameters the purpose and title name, then those the headings define, one per
-    abbreviation, authorities left out."""
-    by_abbreviation: dict[str, str] = {}
-    for text in texts:
+def _key_parameters(stated: list[str], chunks: list[str], outline: list[str]) -> list[str]:
+    """The parameters the purpose and title name, the central defined terms, then those the
+    headings define; authorities and companies left out."""
+    found: dict[str, str] = {}  # abbreviation or folded name -> surface
+    for text in stated:
+        _add_pairs(found, text)
+    said = _folded(" ".join(stated))
+    for text in chunks:
+        for match in _DEFINED_TERM.finditer(text):
+            term = match["term"].strip()
+            if _mentions(said, term) and _folded(term) not in _AUTHORITIES:
+                found.setdefault(_folded(term), term)
         for (start, end), abbreviation in abbreviation_pairs(text):
-            surface = text[start:text.index(")", end) + 1]
-            long_form = text[start:end].strip(" (")
-            if {abbreviation.casefold(), long_form.casefold()} & _AUTHORITIES or _names_organisation(text, start, end):
-                continue
-            by_abbreviation.setdefault(abbreviation, surface)
-    return list(by_abbreviation.values())[:MAX_KEY_PARAMETERS]
+            if _mentions(said, text[start:end]):
+                _add_pair(found, text, start, end, abbreviation)
+    for text in outline:
+        _add_pairs(found, text)
+    surfaces = list(dict.fromkeys(found.values()))
+    return surfaces[:MAX_KEY_PARAMETERS]
+
+
+def _add_pairs(found: dict[str, str], text: str) -> None:
+    for (start, end), abbreviation in abbreviation_pairs(text):
+        _add_pair(found, text, start, end, abbreviation)
+
+
+def _add_pair(found: dict[str, str], text: str, start: int, end: int, abbreviation: str) -> None:
+    long_form = text[start:end].strip(" (")
+    if {abbreviation.casefold(), long_form.casefold()} & _AUTHORITIES or _names_organisation(text, start, end):
+        return
+    if _folded(long_form) not in found:
+        found.setdefault(abbreviation, text[start:text.index(")", end) + 1])
+        found.setdefault(_folded(long_form), found[abbreviation])
+
+
+def _mentions(said: str, name: str) -> bool:
+    """Whether the folded title and purpose use `name` as whole words."""
+    return re.search(rf"(?<!\w){re.escape(_folded(name))}(?!\w)", said) is not None
+
+
+def _folded(text: str) -> str:
+    return " ".join(text.split()).casefold()

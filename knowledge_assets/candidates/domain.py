@@ -63,15 +63,20 @@ def _heading_pattern(key: str) -> re.Pattern[str]:
 
 _PURPOSE_HEADING = _heading_pattern("purpose_headings")
 _SCOPE_HEADING = _heading_pattern("scope_headings")
+_SUBJECT = rf"(?:{_alternation('statement_subjects')})\b"
+_VERB = rf"(?:{_alternation('statement_verbs')})\b"
+_WITHIN_SUBJECT = rf"[^.;:]{{0,{_MAX_SUBJECT_PREFIX}}}?"
 _STATEMENT = re.compile(
-    rf"(?:\(\d+\)\s*)?(?:"
-    rf"(?:{_alternation('purpose_phrases')})\b"
-    rf"|(?:{_alternation('statement_subjects')})\b(?:\s+\S+){{0,2}}?\s+(?:{_alternation('statement_verbs')})\b"
-    rf"|(?:{_alternation('statement_subjects')})\b[^.;:]{{0,{_MAX_SUBJECT_PREFIX}}}?\bini\s+(?:{_alternation('statement_verbs')})\b"
-    rf"|(?:{_alternation('purpose_openers')})\b[^.;:]{{0,{_MAX_SUBJECT_PREFIX}}}?\b(?:{_alternation('purpose_copulas')})\b"
-    rf")"
+    r"(?:\(\d+\)\s*)?(?:"  # an ayat number may open it
+    rf"(?:{_alternation('purpose_phrases')})\b"  # The purpose of this document is
+    rf"|{_SUBJECT}(?:\s+\S+){{0,2}}?\s+{_VERB}"  # This document (also) specifies
+    rf"|{_SUBJECT}{_WITHIN_SUBJECT}\bini\s+{_VERB}"  # Peraturan Menteri Keuangan ini mengatur
+    rf"|(?:{_alternation('purpose_openers')})\b{_WITHIN_SUBJECT}\b(?:{_alternation('purpose_copulas')})\b"  # Maksud … adalah
+    r")"
 )
-_FRONT_MATTER_TITLE = re.compile(rf"(?:{_alternation('front_matter_title_keys')}):\s*(?P<q>[\"']?)(?P<value>.+?)(?P=q)\s*")
+_FRONT_MATTER_TITLE = re.compile(
+    rf"(?:{_alternation('front_matter_title_keys')}):\s*(?P<q>[\"']?)(?P<value>.+?)(?P=q)\s*"
+)
 _INSTRUMENT = re.compile(rf"(?:{_alternation('instrument_types')})\b")
 _NUMBER_LINE = re.compile(rf"(?:{_alternation('instrument_number')})\b")
 _SUBJECT_LINE = re.compile(rf"(?:{_alternation('instrument_subject')})\b")
@@ -87,9 +92,9 @@ def find_domain(chunks: Sequence[SourceChunk]) -> list[Candidate]:
 
 
 def _titles(chunks: Sequence[SourceChunk]) -> list[Candidate]:
-    found = [*_front_matter_titles(chunks), *_regulation_headings(chunks)[:1], *_rfc_titles(chunks)]
-    top = _top_heading(chunks[0])
-    return [*found, *([top] if top else []), *([first] if (first := _first_lines(chunks[0])) else [])]
+    found = [*_front_matter_titles(chunks), _regulation_heading(chunks), *_rfc_titles(chunks),
+             _top_heading(chunks[0]), _first_lines(chunks[0])]
+    return [c for c in found if c is not None]
 
 
 def _front_matter_titles(chunks: Sequence[SourceChunk]) -> list[Candidate]:
@@ -97,24 +102,24 @@ def _front_matter_titles(chunks: Sequence[SourceChunk]) -> list[Candidate]:
         if chunk.heading_path:
             break  # the front matter comes before the first heading
         if match := _FRONT_MATTER_TITLE.fullmatch(chunk.text):
-            return [span("title", chunk.chunk_id, chunk.text, match.start("value"), match.end("value"), "front_matter_title")]
+            value = match.start("value"), match.end("value")
+            return [span("title", chunk.chunk_id, chunk.text, *value, "front_matter_title")]
     return []
 
 
-def _regulation_headings(chunks: Sequence[SourceChunk]) -> list[Candidate]:
-    """The instrument line, its NOMOR line, TENTANG and the subject lines after it."""
-    found = []
+def _regulation_heading(chunks: Sequence[SourceChunk]) -> Candidate | None:
+    """The first instrument line with its NOMOR line, TENTANG and the subject lines after it."""
     for chunk in chunks:
         bounds = _all_lines(chunk.text)
-        for index, (start, _) in enumerate(bounds):
-            line = chunk.text[slice(*bounds[index])].strip()
+        for index, (start, end) in enumerate(bounds):
+            line = chunk.text[start:end].strip()
             if not (_INSTRUMENT.match(line) and line.isupper()):
                 continue
-            end = _regulation_heading_end(chunk.text, bounds[index + 1 :])
-            if end is not None:
-                found.append(span("title", chunk.chunk_id, chunk.text, start + _lead(chunk.text[start:]), end,
-                                  "regulation_heading"))
-    return found
+            heading_end = _regulation_heading_end(chunk.text, bounds[index + 1 :])
+            if heading_end is not None:
+                return span("title", chunk.chunk_id, chunk.text, start + _lead(chunk.text[start:]), heading_end,
+                            "regulation_heading")
+    return None
 
 
 def _regulation_heading_end(text: str, following: list[tuple[int, int]]) -> int | None:

@@ -240,7 +240,8 @@ class Outline:
         if not text:
             return True
         key = _toc_key(text)
-        if key == self._toc or (read_label(text) is None and (len(text) > _MAX_HEADING_CHARS or text.endswith(_SENTENCE_END[:1]))):
+        prose = read_label(text) is None and (len(text) > _MAX_HEADING_CHARS or text.endswith("."))
+        if key == self._toc or prose:
             self._toc = None
             return False
         if not self._toc and read_label(key) is not None:
@@ -257,7 +258,8 @@ class Outline:
         return heading
 
     def _accept(self, label: Label, text: str) -> Heading:
-        depth = (len(label.value),) if label.scheme in {"number", "appendix"} else (1,) if label.scheme == "front" else ()
+        # Front sections (Abstract) stand level with the top numbered sections.
+        depth = {"number": (len(label.value),), "appendix": (len(label.value),), "front": (1,)}.get(label.scheme, ())
         return self._push(label, (_DETECTED, _RANKS[label.scheme], *depth), text)
 
     def _continues(self, label: Label) -> bool:

@@ -2,9 +2,10 @@
 
 Lines that are markup rather than text never become a paragraph, a title or a heading:
 - a YAML front matter block (`---` … `---` or `...` at the top, the Jekyll / Pandoc
-  convention; kramdown-rfc ends it at its first part marker, `--- abstract`) is metadata; only its top-level `title:` line is kept, as a block of
-  its own, because that value is the document's own title (kramdown-rfc's `title:` is the RFC
-  title); the authors, references and venue in it are no text of the document;
+  convention; kramdown-rfc ends it at its first part marker, `--- abstract`) is metadata. Only
+  its top-level `title:` line is kept, as a block of its own: that value is the document's own
+  title (kramdown-rfc's `title:` is the RFC title). The authors, references and venue in it
+  are no text of the document;
 - kramdown-rfc's part markers: `--- abstract` and `--- note_…` open a section named by the
   marker, `--- middle` and `--- back` only divide;
 - kramdown extensions `{::boilerplate bcp14-tagged}` and attribute lists `{: #id …}`, and

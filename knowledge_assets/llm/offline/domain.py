@@ -11,8 +11,8 @@ request's title and purpose candidates (`candidates/domain.py`) by the strength 
 - key_parameters: the `Long Form (ABBR)` names in the purpose and the title, then the terms the
   document defines (`Term yang selanjutnya disingkat …`, `Term adalah …`, `Long Form (ABBR)`)
   whose name the title or the purpose uses — its central terms —, then the `Long Form (ABBR)`
-  names of the outline, one per abbreviation or name — never an authority (`Menteri`, `BAPETEN`, `IETF`: `authority_names` in
-  packs/*/domain.json), which issues the document rather than being its subject, nor a company
+  names of the outline, one per abbreviation or name — never an authority (`Menteri`,
+  `BAPETEN`, `IETF`: `authority_names` in packs/*/domain.json), which issues the document rather than being its subject, nor a company
   (`PT …`, `… Inc.`: `organisation_markers`).
 """
 

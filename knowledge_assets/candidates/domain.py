@@ -7,7 +7,7 @@ Title candidates, by the convention that places them (cue):
   instrument line (`PERATURAN MENTERI KEUANGAN REPUBLIK INDONESIA`), its `NOMOR` line, `TENTANG`
   and the upper-case subject lines, up to `DENGAN RAHMAT TUHAN YANG MAHA ESA`;
 - `rfc_title`: in RFC plain text (RFC 7322 §4), the title centred between the header block and
-  the Abstract;
+  the front sections (Abstract, or Status of This Memo in older RFCs);
 - `top_heading`: the document's first heading, when the first chunk carries it;
 - `first_lines`: else the first lines of the first chunk that are no running header
   (`Company | Doc-No …`), no `Key: value` field and hold no digits.
@@ -145,13 +145,12 @@ def _regulation_heading_end(text: str, following: list[tuple[int, int]]) -> int 
 
 
 def _rfc_titles(chunks: Sequence[SourceChunk]) -> list[Candidate]:
-    """The last paragraph before the Abstract, when it is one to three centred lines."""
-    abstract = next((i for i, c in enumerate(chunks) if c.heading_path and c.heading_path[0] in _ABSTRACT), None)
-    if not abstract:
+    """The last paragraph before the front sections (Abstract; Status of This Memo first in older
+    RFCs), when it is one to three centred lines."""
+    first = next((i for i, c in enumerate(chunks) if c.heading_path), None)
+    if not first or chunks[first].heading_path[0] not in _ABSTRACT | _BOILERPLATE:
         return []
-    chunk = chunks[abstract - 1]
-    if chunk.heading_path:
-        return []
+    chunk = chunks[first - 1]
     picked: list[tuple[int, int]] = []
     for start, end in reversed(_all_lines(chunk.text)):
         line = chunk.text[start:end]

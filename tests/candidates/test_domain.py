@@ -101,3 +101,10 @@ def test_purpose_heading_counts_only_where_it_opens_the_document():
 def test_scope_heading_sentence_is_a_weaker_purpose():
     chunks = [chunk(0, "RUANG LINGKUP\nKetentuan teknis ini dipakai di semua tambang.", "RUANG LINGKUP")]
     assert found(chunks, "purpose") == [("scope_heading", "Ketentuan teknis ini dipakai di semua tambang.")]
+
+
+def test_older_rfc_title_stands_above_the_status_of_this_memo():
+    header = "Network Working Group                                   A. Person\n\n\n                Widget Key Words\n"
+    chunks = [chunk(0, header), chunk(1, "Status of this Memo\n\n   This memo is an RFC.", "Status of this Memo"),
+              chunk(2, "Abstract\n\n   Widgets.", "Abstract")]
+    assert found(chunks, "title")[0] == ("rfc_title", "Widget Key Words")

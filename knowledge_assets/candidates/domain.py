@@ -178,12 +178,13 @@ def _top_heading(chunk: SourceChunk) -> Candidate | None:
 
 
 def _first_lines(chunk: SourceChunk) -> Candidate | None:
-    """Up to three title-like lines at the top, past a running header (`Company | Doc-No`)."""
+    """Up to three title-like lines at the top, past a running header (`Company | Doc-No`); a
+    line without a letter (`---`, `***`) is markup, not title."""
     header = " ".join(chunk.text[s:e] for s, e in lines(chunk.text) if "|" in chunk.text[s:e])
     picked: list[tuple[int, int]] = []
     for start, end in lines(chunk.text):
         line = chunk.text[start:end].strip()
-        title_like = line and not _NOT_TITLE.search(line) and line not in header
+        title_like = any(ch.isalpha() for ch in line) and not _NOT_TITLE.search(line) and line not in header
         if title_like and len(picked) < _MAX_TITLE_LINES:
             picked.append((start, end))
         elif picked:

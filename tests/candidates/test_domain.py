@@ -108,3 +108,8 @@ def test_older_rfc_title_stands_above_the_status_of_this_memo():
     chunks = [chunk(0, header), chunk(1, "Status of this Memo\n\n   This memo is an RFC.", "Status of this Memo"),
               chunk(2, "Abstract\n\n   Widgets.", "Abstract")]
     assert found(chunks, "title")[0] == ("rfc_title", "Widget Key Words")
+
+
+def test_a_rule_line_is_never_part_of_the_first_lines_title():
+    assert found([chunk(0, "---\n\nWidget Handbook\nEdition One")], "title") == [
+        ("first_lines", "Widget Handbook\nEdition One")]

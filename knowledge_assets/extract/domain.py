@@ -1,7 +1,8 @@
 """The domain-context branch (v3, seed 001): derived beats classified beats generated.
 
 `outline` is derived from the heading paths; `title` and `purpose_verbatim` are located by the
-model and guarded like any transcription; `key_parameters` are selected by the model and
+model among the candidates the stage found (`candidates/domain.py`) and guarded like any
+transcription; `key_parameters` are selected by the model and
 corroborated by the link stage; `subdomains` aggregate the glossary's own tags; the counts are
 taken after everything else.
 """
@@ -14,6 +15,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from knowledge_assets import ids
+from knowledge_assets.candidates.domain import find_domain
+from knowledge_assets.candidates.model import Candidate
+from knowledge_assets.candidates.packs import cues
 from knowledge_assets.contracts import (
     Chunk,
     DomainContext,
@@ -30,10 +34,18 @@ from knowledge_assets.llm.responses import DomainContextResponse
 from knowledge_assets.llm.results import CallFailure
 
 LEADING_CHUNKS = 3
-MAX_REQUEST_CHUNKS = 6
+MAX_REQUEST_CHUNKS = 10
+MAX_CANDIDATES_PER_KIND = 3
+DEFINITION_CHUNKS = 4
 _PURPOSE_HEADING = re.compile(
     r"tujuan|maksud|ruang lingkup|pendahuluan|purpose|scope|objective|introduction", re.IGNORECASE
 )
+
+
+_DEFINITION_HEADING = re.compile(
+    r"\b(?:" + "|".join(re.escape(w) for w in cues("domain").get("definition_headings", ())) + r")\b"
+)
+_DEFINITION_INTROS = cues("domain").get("definition_intros", ())
 
 
 @dataclass(frozen=True)
@@ -47,17 +59,53 @@ def outline(chunks: Sequence[Chunk]) -> list[str]:
     return list(dict.fromkeys(heading for chunk in chunks for heading in chunk.heading_path))
 
 
-def request_chunks(chunks: Sequence[Chunk]) -> list[Chunk]:
-    """The document's opening, plus the first chunk of any purpose or scope section."""
+def _source(chunk: Chunk) -> SourceChunk:
+    return SourceChunk(chunk_id=chunk.chunk_id, text=chunk.text, heading_path=chunk.heading_path)
+
+
+def domain_candidates(chunks: Sequence[Chunk]) -> list[Candidate]:
+    """The best few title and purpose candidates of each cue, in the finder's order."""
+    kept: list[Candidate] = []
+    for candidate in find_domain([_source(c) for c in chunks]):
+        if sum(k.kind == candidate.kind and k.cue == candidate.cue for k in kept) < MAX_CANDIDATES_PER_KIND:
+            kept.append(candidate)
+    return kept
+
+
+def request_chunks(chunks: Sequence[Chunk], candidates: Sequence[Candidate] | None = None) -> list[Chunk]:
+    """The document's opening, the chunks holding the candidates, the first chunk of any purpose
+    or scope section, then the opening of its definitions (where its central terms are defined),
+    in reading order."""
+    candidates = domain_candidates(chunks) if candidates is None else candidates
+    holding = {c.chunk_id for c in candidates}
     purpose = [c for c in chunks if c.heading_path and _PURPOSE_HEADING.search(c.heading_path[-1])]
-    chosen = [*chunks[:LEADING_CHUNKS], *purpose]
-    return list({c.chunk_id: c for c in chosen}.values())[:MAX_REQUEST_CHUNKS]
+    defining = _definition_chunks(chunks)
+    chosen = [*chunks[:LEADING_CHUNKS], *(c for c in chunks if c.chunk_id in holding), *purpose, *defining]
+    kept = {c.chunk_id for c in list({c.chunk_id: c for c in chosen}.values())[:MAX_REQUEST_CHUNKS]}
+    return [c for c in chunks if c.chunk_id in kept]
+
+
+def _definition_chunks(chunks: Sequence[Chunk]) -> list[Chunk]:
+    """The first chunks of the definitions: under a definitions heading (`Terminology`,
+    `KETENTUAN UMUM`), or from the chunk that opens the list (`… yang dimaksud dengan:`),
+    staying inside that section."""
+    first = next((i for i, c in enumerate(chunks)
+                  if any(_DEFINITION_HEADING.search(h) for h in c.heading_path)
+                  or any(intro in c.text for intro in _DEFINITION_INTROS)), None)
+    if first is None:
+        return []
+    section = chunks[first].heading_path
+    return [c for c in chunks[first : first + DEFINITION_CHUNKS] if c.heading_path[: len(section)] == section]
 
 
 def domain_request(chunks: Sequence[Chunk]) -> DomainContextRequest:
+    candidates = domain_candidates(chunks)
+    sources = request_chunks(chunks, candidates)
+    held = {c.chunk_id for c in sources}
     return DomainContextRequest(
         outline=outline(chunks),
-        chunks=[SourceChunk(chunk_id=c.chunk_id, text=c.text, heading_path=c.heading_path) for c in request_chunks(chunks)],
+        chunks=[_source(c) for c in sources],
+        candidates=[c for c in candidates if c.chunk_id in held],
     )
 
 

@@ -231,7 +231,8 @@ def run_rules(store: Store, extractor: Extractor, doc_id: str, run_id: str) -> S
 
 def run_domain_context(store: Store, extractor: Extractor, doc_id: str, run_id: str) -> StageResult:
     parsed = _parsed(store, doc_id)
-    results = extractor.run([domain_request(parsed.chunks)])
+    request = domain_request(parsed.chunks)
+    results = extractor.run([request])
     built = build_domain(doc_id, parsed.chunks, results[0].answer)
     glossary = load_entities(store, "glossary", doc_id, c.GlossaryEntry)
     formulas = load_entities(store, "formulas", doc_id, c.FormulaEntry)
@@ -255,6 +256,8 @@ def run_domain_context(store: Store, extractor: Extractor, doc_id: str, run_id: 
             "n_terms": domain.n_terms, "n_formulas": domain.n_formulas, "n_rules": domain.n_rules,
             "title_found": int(domain.title is not None),
             "purpose_found": int(domain.purpose_verbatim is not None),
+            "title_candidates": sum(c.kind == "title" for c in request.candidates),
+            "purpose_candidates": sum(c.kind == "purpose" for c in request.candidates),
         },
         preview=[{"title": domain.title, "purpose_verbatim": domain.purpose_verbatim,
                   "subdomains": ", ".join(domain.subdomains),

@@ -15,10 +15,14 @@ class Heading:
 
 @dataclass(frozen=True)
 class Block:
+    """A heading, a paragraph or an equation at `start:end` of the page text; a `furniture`
+    block (a running header, a page number) is never chunked and no chunk spans it."""
+
     start: int
     end: int
     heading: Heading | None = None
     latex: str | None = None
+    furniture: bool = False
 
 
 @dataclass

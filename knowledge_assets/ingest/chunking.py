@@ -1,5 +1,6 @@
 """Section-aware chunking: a chunk is a run of blocks of one section on one page, sliced
-verbatim from the page text, never longer than the size cap unless a single line is."""
+verbatim from the page text, never longer than the size cap unless a single line is, and never
+across page furniture."""
 
 from __future__ import annotations
 
@@ -55,6 +56,11 @@ def chunk_pages(doc_id: str, pages: list[PageBlocks], max_chars: int = DEFAULT_M
     for page in pages:
         run: list[Block] = []
         for block in page.blocks:
+            if block.furniture:
+                if run:
+                    emit(page, run)
+                run = []
+                continue
             if block.heading is not None:
                 if run:
                     emit(page, run)

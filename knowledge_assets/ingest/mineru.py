@@ -1,6 +1,8 @@
 """MinerU's `content_list.json`: a flat list of items with `type`, `text`, `page_idx`, and
 `text_level` on headings. Equations arrive as LaTeX (`text_format: latex`) and are kept as
-the chunk's `latex`, which the formula branch verifies transcriptions against."""
+the chunk's `latex`, which the formula branch verifies transcriptions against. Page furniture
+is left out of the page text: the items MinerU itself types `header`, `footer` and
+`page_number`, and text items that are furniture by `ingest.furniture` (a catchword, `- 2 -`)."""
 
 from __future__ import annotations
 
@@ -9,10 +11,12 @@ from pathlib import Path
 
 from knowledge_assets.ingest.blocks import Block, PageBlocks, decode_utf8
 from knowledge_assets.ingest.errors import DocumentError
+from knowledge_assets.ingest.furniture import is_page_furniture
 from knowledge_assets.ingest.headings import Outline
 
-PARSER_VERSION = "1"
+PARSER_VERSION = "2"
 _ITEM_SEPARATOR = "\n\n"
+_FURNITURE_TYPES = frozenset({"header", "footer", "page_number"})
 
 
 def _item_text(item: dict) -> str:
@@ -51,7 +55,8 @@ def blocks_from_content_list(items: list, origin: str) -> list[PageBlocks]:
         text, blocks = "", []
         for item in by_page.get(page, []):
             item_text = _item_text(item).strip()
-            if not item_text:
+            if not item_text or item.get("type") in _FURNITURE_TYPES or (
+                    item.get("type") == "text" and "\n" not in item_text and is_page_furniture(item_text)):
                 continue
             if text:
                 text += _ITEM_SEPARATOR

@@ -1,18 +1,21 @@
 """Blocks from plain page texts (PDF text layers, .txt files): headings are detected line by
 line, and the other lines group into paragraphs. PDF text layers rarely keep blank lines, so a
 line that ends a sentence also ends its paragraph; chunks are then cut between sentences
-rather than inside a wrapped line."""
+rather than inside a wrapped line. Page furniture (`ingest.furniture`) ends a paragraph and is
+kept out of every chunk; a statutory label alone on its line (`BAB I`) takes the next line as
+its title, so the heading block covers both lines."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from knowledge_assets.ingest.blocks import Block, PageBlocks, decode_utf8, lines_with_offsets
+from knowledge_assets.ingest.furniture import is_page_furniture
 from knowledge_assets.ingest.headings import Outline
 
 _PARAGRAPH_END = (".", ":", "!", "?")
 
-PARSER_VERSION = "1"
+PARSER_VERSION = "2"
 
 
 def blocks_from_page_texts(page_texts: list[str]) -> list[PageBlocks]:
@@ -22,17 +25,23 @@ def blocks_from_page_texts(page_texts: list[str]) -> list[PageBlocks]:
         blocks: list[Block] = []
         paragraph: tuple[int, int] | None = None
         for offset, line in lines_with_offsets(text):
-            heading = outline.detect(line) if line.strip() else None
-            if heading is not None or not line.strip():
+            lead, end = len(line) - len(line.lstrip()), offset + len(line.rstrip())
+            furniture = is_page_furniture(line)
+            after_heading = bool(blocks) and blocks[-1].heading is not None and paragraph is None
+            titled = outline.title_line(line) if after_heading and line.strip() and not furniture else None
+            heading = None if furniture or titled or not line.strip() else outline.detect(line)
+            if furniture or titled or heading is not None or not line.strip():
                 if paragraph:
                     blocks.append(Block(*paragraph))
                 paragraph = None
-            if heading is not None:
-                lead = len(line) - len(line.lstrip())
-                blocks.append(Block(offset + lead, offset + len(line.rstrip()), heading=heading))
+            if furniture:
+                blocks.append(Block(offset + lead, end, furniture=True))
+            elif titled is not None:
+                blocks[-1] = Block(blocks[-1].start, end, heading=titled)
+            elif heading is not None:
+                blocks.append(Block(offset + lead, end, heading=heading))
             elif line.strip():
-                start = offset + len(line) - len(line.lstrip())
-                paragraph = (paragraph[0] if paragraph else start, offset + len(line.rstrip()))
+                paragraph = (paragraph[0] if paragraph else offset + lead, end)
                 if line.rstrip().endswith(_PARAGRAPH_END):
                     blocks.append(Block(*paragraph))
                     paragraph = None

@@ -138,8 +138,69 @@ def test_mineru_content_list_keeps_equations_as_latex(tmp_path):
     assert chunk.page == 1 and "Satuan produksi adalah BCM." in chunk.text
 
 
+def test_mineru_page_furniture_is_left_out_of_the_page_text(tmp_path):
+    items = [
+        {"type": "header", "text": "PT Contoh | Standard", "page_idx": 0},
+        {"type": "text", "text": "Pasal 1", "text_level": 1, "page_idx": 0},
+        {"type": "text", "text": "Alat wajib diuji.", "page_idx": 0},
+        {"type": "text", "text": "Pasal 2 ...", "page_idx": 0},
+        {"type": "page_number", "text": "1", "page_idx": 0},
+    ]
+    path = tmp_path / "reg_content_list.json"
+    path.write_text(json.dumps(items), encoding="utf-8")
+    assert _parse(path).pages[0].text == "Pasal 1\n\nAlat wajib diuji."
+
+
 def test_mineru_file_that_is_not_a_list_is_refused(tmp_path):
     path = tmp_path / "x_content_list.json"
     path.write_text(json.dumps({"pages": []}), encoding="utf-8")
     with pytest.raises(DocumentError, match="not a MinerU content_list.json"):
         _parse(path)
+
+
+def test_kramdown_front_matter_markers_and_extensions_are_not_text(tmp_path):
+    path = tmp_path / "draft.md"
+    path.write_text(
+        "---\ntitle: \"Widget Transport\"\nabbrev: Widgets\nauthor:\n  - name: A. Person\n"
+        "informative:\n  REF1:\n    title: Another Document\n\n--- abstract\n\nThis document specifies widgets.\n\n"
+        "--- middle\n\n# Introduction\n\n{::boilerplate bcp14-tagged}\n\n---\n\nWidgets are small.\n"
+        "{: #intro}\n\n# Model\n\nText\n",
+        encoding="utf-8",
+    )
+    parsed = _parse(path)
+    texts = [(c.heading_path, c.text) for c in parsed.chunks]
+    assert texts[0] == ([], 'title: "Widget Transport"')
+    assert texts[1] == (["abstract"], "abstract\n\nThis document specifies widgets.")
+    assert texts[2] == (["Introduction"], "Introduction\n\n{::boilerplate bcp14-tagged}\n\n---\n\nWidgets are small.")
+    assert not any("Another Document" in text or "A. Person" in text for _, text in texts)
+    assert all(parsed.pages[0].text[c.char_start : c.char_end] == c.text for c in parsed.chunks)
+
+
+def test_markdown_converted_regulation_keeps_its_statutory_outline_and_drops_furniture(tmp_path):
+    path = tmp_path / "reg.md"
+    path.write_text(
+        "# Converted file\n\nPERATURAN CONTOH\n\nBAB I\nKETENTUAN UMUM\n\nPasal 1\nDalam Peraturan ini yang dimaksud dengan:\n"
+        "1. Widget adalah alat.\n\f-2-\n\n2. Gadget adalah alat lain.\n\nPasal 2 ...\n\nPasal 2\nWidget wajib diuji.\n",
+        encoding="utf-8",
+    )
+    chunks = _parse(path).chunks
+    assert [(c.section_no, c.heading_path[-1]) for c in chunks][-3:] == [
+        ("Pasal 1", "Pasal 1"), ("Pasal 1", "Pasal 1"), ("Pasal 2", "Pasal 2")]
+    assert chunks[-3].heading_path == ["Converted file", "BAB I KETENTUAN UMUM", "Pasal 1"]
+    assert chunks[-2].text == "2. Gadget adalah alat lain."  # the page number and catchword are in no chunk
+    assert not any("-2-" in c.text or "..." in c.text for c in chunks)
+
+
+def test_rfc_text_page_headers_and_footers_are_in_no_chunk(tmp_path):
+    path = tmp_path / "rfc.txt"
+    path.write_text(
+        "1.  Introduction\n\n   Widgets are small and the sender MUST\n"
+        "Person & Other            Standards Track                    [Page 1]\n\f"
+        "RFC 9999                  Widget Transport                   June 2030\n\n"
+        "   count them.\n\n2.  Model\n\n   Text.\n",
+        encoding="utf-8",
+    )
+    chunks = _parse(path).chunks
+    assert [(c.page, c.section_no, c.text) for c in chunks] == [
+        (0, "1", "1.  Introduction\n\n   Widgets are small and the sender MUST"),
+        (1, "1", "count them."), (1, "2", "2.  Model\n\n   Text.")]

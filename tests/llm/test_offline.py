@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from knowledge_assets.candidates.domain import find_domain
 from knowledge_assets.llm.extractor import Extractor
 from knowledge_assets.llm.offline import OfflineBackend
 from knowledge_assets.llm.offline.text import abbreviation_pairs
@@ -123,8 +124,14 @@ def test_rules_cut_by_the_chunk_end_are_not_returned(pdf_chunks):
     assert not any("Halaman" in r.span for r in rules)
 
 
+def domain_request(chunks: list[SourceChunk], leading: int | None = None) -> DomainContextRequest:
+    """The document's outline, its first `leading` chunks and their candidates."""
+    shown = chunks[:leading]
+    return DomainContextRequest(outline=outline(chunks), chunks=shown, candidates=find_domain(shown))
+
+
 def test_locates_title_purpose_and_key_parameters(pdf_chunks):
-    request = DomainContextRequest(outline=outline(pdf_chunks), chunks=pdf_chunks[:4])
+    request = domain_request(pdf_chunks, 4)
     context = offline.answer(request).answer
     assert context.title == "STANDARD PARAMETER Production Parameter and Equipment\nCapacity Analysis (ECA)"
     assert context.purpose_verbatim.startswith("Standard Parameter ini merupakan pedoman dalam perhitungan parameter produksi")
@@ -134,11 +141,12 @@ def test_locates_title_purpose_and_key_parameters(pdf_chunks):
 
 
 def test_locates_the_purpose_of_an_english_procedure(markdown_chunks):
-    request = DomainContextRequest(outline=outline(markdown_chunks), chunks=markdown_chunks[:4])
+    request = domain_request(markdown_chunks, 4)
     context = offline.answer(request).answer
     assert context.title == "Maintenance KPI Procedure"
     assert context.purpose_verbatim.startswith("This procedure defines the key performance indicators (KPIs)")
     assert "Mean Time Between Failures (MTBF)" in context.key_parameters
+    assert "Samudra Karya Tambang (SKT)" not in context.key_parameters  # the company, not a parameter
 
 
 ENUM_FIELDS = {"subdomain_tags", "rule_type"}
@@ -162,7 +170,7 @@ def test_every_offline_string_is_a_substring_of_its_input(document, request):
         GlossaryRequest(clusters=heading_clusters(chunks)),
         FormulaRequest(chunks=chunks),
         RuleRequest(chunks=chunks),
-        DomainContextRequest(outline=outline(chunks), chunks=chunks[:4]),
+        domain_request(chunks, 4),
     ]
     checked = 0
     for extraction in requests:
@@ -189,3 +197,30 @@ def test_offline_usage_is_a_real_zero_token_call(pdf_chunks, monkeypatch):
     assert results[0].ok and usage.deployment == "offline" and usage.simulated is False
     assert usage.prompt_tokens == usage.cached_tokens == usage.completion_tokens == 0
     assert usage.structured_output_mode == "offline"
+
+
+def test_domain_context_selects_the_strongest_cue_and_abstains_without_candidates():
+    chunks = [SourceChunk(chunk_id="D::0000", text='title: "Widget Transport"'),
+              SourceChunk(chunk_id="D::0001", text="Widget Transport\n\nThis document specifies widgets.",
+                          heading_path=["Widget Transport"])]
+    context = offline.answer(domain_request(chunks)).answer
+    assert (context.title, context.purpose_verbatim) == ("Widget Transport", "This document specifies widgets.")
+    assert context.chunk_id == "D::0001"
+    bare = offline.answer(DomainContextRequest(chunks=chunks)).answer
+    assert (bare.title, bare.purpose_verbatim, bare.span) == (None, None, None)
+
+
+def test_key_parameters_leave_out_the_issuing_authority():
+    chunks = [SourceChunk(chunk_id="D::0000", text="Peraturan Menteri ini mengatur Tarif Layanan Air (TLA) yang "
+                          "ditetapkan oleh Badan Pengawas Tenaga Nuklir (BAPETEN).")]
+    context = offline.answer(domain_request(chunks)).answer
+    assert context.key_parameters == ["Tarif Layanan Air (TLA)"]
+
+
+def test_key_parameters_take_the_defined_terms_the_title_names():
+    chunks = [SourceChunk(chunk_id="D::0000", text="PERATURAN MENTERI CONTOH\nNOMOR 7 TAHUN 2030\nTENTANG\nTARIF AIR BERSIH"),
+              SourceChunk(chunk_id="D::0001", text="Dalam Peraturan ini yang dimaksud dengan:\n1. Tarif Air Bersih "
+                          "yang selanjutnya\ndisebut Tarif adalah harga air.\n2. Menteri adalah menteri contoh.\n"
+                          "3. Pipa Induk adalah pipa besar.", heading_path=["Pasal 1"])]
+    context = offline.answer(domain_request(chunks)).answer
+    assert context.key_parameters == ["Tarif Air Bersih"]  # not Menteri (the authority), not Pipa Induk (not central)

@@ -1,77 +1,109 @@
-"""Offline domain context: locate, don't summarise (seed 001 §1).
+"""Offline domain context: locate, don't summarise (seed 001 §1). It selects among the
+request's title and purpose candidates (`candidates/domain.py`) by the strength of their cue:
 
-- title: the document's top heading when it has one, else the first lines of its first chunk
-  that are not a running header (`Company | Doc-No …`) or a `Key: value` field;
-- purpose_verbatim: the first sentence under a Tujuan / Purpose / Maksud / Scope / Ruang
-  Lingkup heading, purpose headings first;
-- key_parameters: the `Long Form (ABBR)` names in that sentence, then in the outline.
+- title: the front matter's `title:` value, a regulation's heading (instrument, NOMOR, TENTANG
+  and subject), an RFC's centred title, the document's top heading, its first title-like lines;
+  a candidate without a letter (`---`) is never a title;
+- purpose_verbatim: the first sentence under a Purpose / Tujuan section that opens the
+  document, else the document's first statement of what it does (`This document specifies …`,
+  `Peraturan … ini mengatur …`), else the first sentence under a Scope / Ruang Lingkup section;
+  none when there is no candidate;
+- key_parameters: the `Long Form (ABBR)` names in the purpose and the title, then the terms the
+  document defines (`Term yang selanjutnya disingkat …`, `Term adalah …`, `Long Form (ABBR)`)
+  whose name the title or the purpose uses — its central terms —, then the `Long Form (ABBR)`
+  names of the outline, one per abbreviation or name — never an authority (`Menteri`,
+  `BAPETEN`, `IETF`: `authority_names` in packs/*/domain.json), which issues the document rather than being its subject, nor a company
+  (`PT …`, `… Inc.`: `organisation_markers`).
 """
 
 from __future__ import annotations
 
 import re
 
-from knowledge_assets.llm.offline.text import abbreviation_pairs, lines, sentences
-from knowledge_assets.llm.requests import DomainContextRequest, SourceChunk
+from knowledge_assets.candidates.model import Candidate
+from knowledge_assets.candidates.packs import cues
+from knowledge_assets.llm.offline.text import abbreviation_pairs
+from knowledge_assets.llm.requests import DomainContextRequest
 from knowledge_assets.llm.responses import DomainContextResponse
 
-_PURPOSE_HEADINGS = (
-    re.compile(r"\b(?:tujuan|purpose|maksud|objective)\b", re.IGNORECASE),
-    re.compile(r"\b(?:scope|ruang lingkup)\b", re.IGNORECASE),
-)
-_NOT_TITLE = re.compile(r"\||:|\d")
-_MAX_TITLE_LINES = 3
+TITLE_CUES = ("front_matter_title", "regulation_heading", "rfc_title", "top_heading", "first_lines")
+PURPOSE_CUES = ("purpose_heading", "purpose_statement", "scope_heading")
 MAX_KEY_PARAMETERS = 12
+_AUTHORITIES = frozenset(name.casefold() for name in cues("domain").get("authority_names", ()))
+_ORGANISATION_MARKERS = frozenset(cues("domain").get("organisation_markers", ()))
+_LINKS = "|".join(re.escape(w).replace(r"\ ", r"\s+") for w in cues("domain").get("definition_links", ()))
+# A defined term opens its line (after a list number) and its definition follows the link.
+_DEFINED_TERM = re.compile(rf"(?:^|\n)[ \t]*(?:\d{{1,3}}\.\s+)?(?P<term>[A-Z][^\n.;:()]{{1,80}}?)\s+(?:{_LINKS})\b")
 
 
 def answer_domain_context(request: DomainContextRequest) -> DomainContextResponse:
-    title = _title(request.chunks[0])
-    purpose = _purpose(request.chunks)
-    key_parameters = _key_parameters(purpose[1] if purpose else "", request.outline)
+    in_request = {c.chunk_id for c in request.chunks}
+    offered = [c for c in request.candidates if c.chunk_id in in_request]
+    title = _select(offered, "title", TITLE_CUES)
+    purpose = _select(offered, "purpose", PURPOSE_CUES)
+    texts = [c.text for c in (purpose, title) if c]
     evidence = purpose or title
     return DomainContextResponse(
-        title=title[1] if title else None,
-        purpose_verbatim=purpose[1] if purpose else None,
-        key_parameters=key_parameters,
-        span=evidence[1] if evidence else None,
-        chunk_id=evidence[0].chunk_id if evidence else None,
+        title=title.text if title else None,
+        purpose_verbatim=purpose.text if purpose else None,
+        key_parameters=_key_parameters(texts, [c.text for c in request.chunks], request.outline),
+        span=evidence.text if evidence else None,
+        chunk_id=evidence.chunk_id if evidence else None,
     )
 
 
-def _title(chunk: SourceChunk) -> tuple[SourceChunk, str] | None:
-    if chunk.heading_path and chunk.heading_path[0] in chunk.text and not re.match(r"\d", chunk.heading_path[0]):
-        return chunk, chunk.heading_path[0]
-    header = " ".join(chunk.text[s:e] for s, e in lines(chunk.text) if "|" in chunk.text[s:e])
-    picked: list[tuple[int, int]] = []
-    for start, end in lines(chunk.text):
-        line = chunk.text[start:end].strip()
-        title_like = line and not _NOT_TITLE.search(line) and line not in header
-        if title_like and len(picked) < _MAX_TITLE_LINES:
-            picked.append((start, end))
-        elif picked:
-            break
-    if not picked:
-        return None
-    return chunk, chunk.text[picked[0][0]:picked[-1][1]].strip()
+def _select(candidates: list[Candidate], kind: str, by_strength: tuple[str, ...]) -> Candidate | None:
+    """The candidate of the strongest cue, the earliest in the document among equals (the list
+    comes in document order within each cue)."""
+    eligible = [c for c in candidates if c.kind == kind and c.cue in by_strength and any(ch.isalpha() for ch in c.text)]
+    return min(eligible, key=lambda c: by_strength.index(c.cue), default=None)
 
 
-def _purpose(chunks: list[SourceChunk]) -> tuple[SourceChunk, str] | None:
-    for heading_pattern in _PURPOSE_HEADINGS:
-        for chunk in chunks:
-            heading = chunk.heading_path[-1] if chunk.heading_path else ""
-            if not heading_pattern.search(heading):
-                continue
-            for start, end in sentences(chunk.text):
-                sentence = chunk.text[start:end]
-                if sentence != heading and not sentence.endswith(":"):
-                    return chunk, sentence
-    return None
+def _names_organisation(text: str, start: int, end: int) -> bool:
+    """`PT Samudra Karya Tambang (SKT)`, `Widget Company (WC)`: a company, not a parameter."""
+    words = [*text[max(0, start - 8):start].split()[-1:], *text[start:end].split()]
+    return any(word in _ORGANISATION_MARKERS for word in words)
 
 
-def _key_parameters(purpose: str, outline: list[str]) -> list[str]:
-    """The parameters the purpose names, then those the headings define, one per abbreviation."""
-    by_abbreviation: dict[str, str] = {}
-    for text in (purpose, *outline):
+def _key_parameters(stated: list[str], chunks: list[str], outline: list[str]) -> list[str]:
+    """The parameters the purpose and title name, the central defined terms, then those the
+    headings define; authorities and companies left out."""
+    found: dict[str, str] = {}  # abbreviation or folded name -> surface
+    for text in stated:
+        _add_pairs(found, text)
+    said = _folded(" ".join(stated))
+    for text in chunks:
+        for match in _DEFINED_TERM.finditer(text):
+            term = match["term"].strip()
+            if _mentions(said, term) and _folded(term) not in _AUTHORITIES:
+                found.setdefault(_folded(term), term)
         for (start, end), abbreviation in abbreviation_pairs(text):
-            by_abbreviation.setdefault(abbreviation, text[start:text.index(")", end) + 1])
-    return list(by_abbreviation.values())[:MAX_KEY_PARAMETERS]
+            if _mentions(said, text[start:end]):
+                _add_pair(found, text, start, end, abbreviation)
+    for text in outline:
+        _add_pairs(found, text)
+    surfaces = list(dict.fromkeys(found.values()))
+    return surfaces[:MAX_KEY_PARAMETERS]
+
+
+def _add_pairs(found: dict[str, str], text: str) -> None:
+    for (start, end), abbreviation in abbreviation_pairs(text):
+        _add_pair(found, text, start, end, abbreviation)
+
+
+def _add_pair(found: dict[str, str], text: str, start: int, end: int, abbreviation: str) -> None:
+    long_form = text[start:end].strip(" (")
+    if {abbreviation.casefold(), long_form.casefold()} & _AUTHORITIES or _names_organisation(text, start, end):
+        return
+    if _folded(long_form) not in found:
+        found.setdefault(abbreviation, text[start:text.index(")", end) + 1])
+        found.setdefault(_folded(long_form), found[abbreviation])
+
+
+def _mentions(said: str, name: str) -> bool:
+    """Whether the folded title and purpose use `name` as whole words."""
+    return re.search(rf"(?<!\w){re.escape(_folded(name))}(?!\w)", said) is not None
+
+
+def _folded(text: str) -> str:
+    return " ".join(text.split()).casefold()

@@ -117,9 +117,12 @@ def defuse(text: str) -> str:
 
 
 def render_chunks(chunks: list[SourceChunk]) -> str:
+    """Each chunk in its own tag; its section heading as an attribute only when the text does
+    not already show it (a chunk usually opens with its heading: saying it twice costs tokens)."""
     blocks = []
     for chunk in chunks:
-        section = f' section="{defuse(chunk.heading_path[-1])}"' if chunk.heading_path else ""
+        heading = chunk.heading_path[-1] if chunk.heading_path else None
+        section = f' section="{defuse(heading)}"' if heading and heading not in chunk.text else ""
         blocks.append(f'<chunk id="{chunk.chunk_id}"{section}>\n{defuse(chunk.text)}\n</chunk>')
     return "\n".join(blocks)
 

@@ -202,3 +202,10 @@ def test_the_static_part_does_not_vary_with_the_candidates():
     without = template.messages(placeholder_values(RuleRequest(chunks=[RULE_CHUNK])))
     with_candidates = template.messages(placeholder_values(RuleRequest(chunks=[RULE_CHUNK], candidates=[rule_candidate()])))
     assert without[0] == with_candidates[0] and without[1] != with_candidates[1]
+
+
+def test_a_section_heading_the_chunk_already_shows_is_not_repeated_as_an_attribute():
+    opening = SourceChunk(chunk_id="D::0002", text="2.1. Production\nProduction adalah volume.", heading_path=["2.1. Production"])
+    continuing = SourceChunk(chunk_id="D::0003", text="Production dihitung per shift.", heading_path=["2.1. Production"])
+    rendered = placeholder_values(FormulaRequest(chunks=[opening, continuing]))["chunks"]
+    assert '<chunk id="D::0002">' in rendered and '<chunk id="D::0003" section="2.1. Production">' in rendered

@@ -32,6 +32,7 @@ from knowledge_assets.llm.requests import (
     RuleRequest,
     SourceChunk,
 )
+from knowledge_assets.verify.instructions import instruction_cue
 
 PROMPTS_DIR = Path(__file__).resolve().parents[2] / "prompts"
 PROMPTS_DIR_VARIABLE = "KNOWLEDGE_PROMPTS_DIR"
@@ -180,9 +181,10 @@ def render_candidates(candidates: list[Candidate], chunks: list[SourceChunk],
                       terms: dict[Candidate, list[int]] | None = None) -> str:
     """One line per candidate, numbered c1, c2, … in the order given, each once: its chunk id,
     kind, cue, text and named parts as quoted strings, long ones as excerpts of the chunk the
-    request carries; `terms` names the term blocks a glossary candidate was found for."""
+    request carries; `terms` names the term blocks a glossary candidate was found for. A
+    candidate that is an instruction to a model is not suggested: the guard would refuse it."""
     texts = {chunk.chunk_id: chunk.text for chunk in chunks}
-    unique = list(dict.fromkeys(candidates))
+    unique = [c for c in dict.fromkeys(candidates) if instruction_cue(c.text) is None]
     lines = [_render_candidate(number, candidate, texts.get(candidate.chunk_id), (terms or {}).get(candidate, []))
              for number, candidate in enumerate(unique, start=1)]
     return "\n".join(lines) or "(none)"

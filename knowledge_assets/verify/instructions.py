@@ -10,12 +10,15 @@ It is deliberately narrow: it looks for what only an instruction to a model says
 imperatives and normative language of real documents pass ("implementations MUST ignore
 unknown fields", "the receiver ignores the previous value", "abaikan nilai yang tidak valid").
 A value is an instruction to a model when it
-  1. tells the reader to set aside the instructions or prompt themselves: an override verb
-     ("ignore", "disregard", "abaikan") followed within a few words by an object that names
-     a model's instructions ("previous instructions", "system prompt", "instruksi
-     sebelumnya"); a looser object ("the above", "all instructions", "semua instruksi")
-     counts only when the verb opens a clause (the imperative mood) and the object ends
-     the phrase, so "an implementation MUST ignore the above field" is not one;
+  1. tells the reader, in the imperative, to set aside the instructions or prompt
+     themselves: an override verb ("ignore", "disregard", "abaikan") that opens a clause
+     (after punctuation, "please", "you must", "mohon", "anda harus" …) or follows "and" /
+     "dan", then within a few words an object that names a model's instructions ("previous
+     instructions", "system prompt", "instruksi sebelumnya"); a looser object ("the above",
+     "all instructions", "semua instruksi") counts only when the verb opens a clause and
+     the object ends the phrase. Normative third-person text is not an imperative to the
+     reader ("implementations MUST ignore the above field", "these rules override previous
+     instructions");
   2. addresses the reader as an AI: "you are (now) (a) <AI>", "act as <AI>", "kamu adalah
      <AI>", where <AI> is a name for a model or assistant and ends its phrase; or "as an <AI>"
      / "sebagai <AI>" followed by a comma or a first/second-person pronoun, so "registered as
@@ -53,13 +56,14 @@ def _patterns() -> tuple[re.Pattern[str], ...]:
     pack = cues("injection")
     verb = _word(pack["override_verbs"])
     leads = rf"(?:{_word(pack['imperative_leads'])}\s+)*"
-    phrase_end = rf"(?=\s*(?:$|[.!?:;,\"'”’)\]]|{_word(pack['object_followers'])}))"
+    conjunction = _word(pack["conjunctions"])
+    phrase_end = rf"(?=\s*(?:$|[.!?:;,\"'”’)\]]|{conjunction}))"
     addressee = _word(pack["addressees"])
     addressee_end = rf"(?=\s*(?:$|[.!?:;,\"'”’)\]]|{_word(pack['addressee_followers'])}))"
     article = r"(?:(?:a|an|the|seorang|sebuah)\s+)?"
     flags = re.IGNORECASE
     return (
-        re.compile(rf"{verb}{_GAP}{_word(pack['override_objects'])}", flags),
+        re.compile(rf"(?:{_CLAUSE_OPENING}|{conjunction}\s+){leads}{verb}{_GAP}{_word(pack['override_objects'])}", flags),
         re.compile(rf"{_CLAUSE_OPENING}{leads}{verb}{_GAP}{_word(pack['override_objects_imperative'])}{phrase_end}", flags),
         re.compile(rf"{_word(pack['address_openers'])}\s+{article}{addressee}{addressee_end}", flags),
         re.compile(rf"{_word(pack['role_openers'])}\s+{addressee}\s*(?:,|{_word(pack['pronouns'])})", flags),

@@ -108,6 +108,7 @@ class DocumentReport:
     chunk_chars: int
     requests: dict[str, int]
     prompt_tokens: int
+    branch_tokens: dict[str, int]
     token_source: str
     definitions: int
     chunked: int
@@ -151,11 +152,16 @@ def coverage(gold: dict, requests: list[RecordedRequest], chunks: list[str], nor
     return definitions, chunked, asked, sent, covered, misses
 
 
-def prompt_tokens(store: Store, doc_id: str, requests: list[RecordedRequest]) -> tuple[int, str]:
-    stored = store.fetch("SELECT COALESCE(SUM(prompt_tokens), 0) AS n FROM llm_usage WHERE doc_id = ?", [doc_id])[0]["n"]
-    if stored:
-        return int(stored), "server-reported usage"
-    return sum(len(prompt_text(r.body)) for r in requests) // CHARS_PER_TOKEN, "request chars / 4"
+def prompt_tokens(store: Store, doc_id: str, requests: list[RecordedRequest]) -> tuple[dict[str, int], str]:
+    """Prompt tokens per branch: the usage the server reported, as stored; else chars / 4."""
+    rows = store.fetch("SELECT branch, SUM(prompt_tokens) AS n FROM llm_usage WHERE doc_id = ? GROUP BY branch", [doc_id])
+    if any(row["n"] for row in rows):
+        return {row["branch"]: int(row["n"]) for row in rows}, "server-reported usage"
+    counted: dict[str, int] = {}
+    for request in requests:
+        title = schema_title(request.body)
+        counted[title] = counted.get(title, 0) + len(prompt_text(request.body)) // CHARS_PER_TOKEN
+    return counted, "request chars / 4"
 
 
 def documents(corpus: Path) -> list[tuple[str, Path]]:
@@ -188,14 +194,14 @@ def run(corpus: Path) -> list[DocumentReport]:
                     raise SystemExit(f"{stem}: the run failed: {outcome.error}")
                 requests = server.requests[before:]
                 gold = json.loads((corpus / "gold" / f"{stem}.json").read_text(encoding="utf-8"))
-                tokens, source = prompt_tokens(store, stem, requests)
+                by_branch, source = prompt_tokens(store, stem, requests)
                 chunks = [row["text"] for row in store.fetch("SELECT text FROM parsed_chunks WHERE doc_id = ?", [stem])]
                 branches: dict[str, int] = {}
                 for request in requests:
                     title = schema_title(request.body)
                     branches[title] = branches.get(title, 0) + 1
                 reports.append(DocumentReport(stem, int(outcome.metadata["parsed_chunks"]["pages"]),
-                                              sum(len(text) for text in chunks), branches, tokens, source,
+                                              sum(len(text) for text in chunks), branches, sum(by_branch.values()), by_branch, source,
                                               *coverage(gold, requests, chunks, norm_name)))
     return reports
 
@@ -227,6 +233,11 @@ def main() -> None:
           f"sent = {sum(r.sent for r in reports)}/{definitions}")
     print(f"coverage = {sum(r.covered for r in reports)}/{definitions}")
     chars = sum(r.chunk_chars for r in reports)
+    branch_totals: dict[str, int] = {}
+    for r in reports:
+        for branch, n in r.branch_tokens.items():
+            branch_totals[branch] = branch_totals.get(branch, 0) + n
+    print("prompt tokens by branch: " + ", ".join(f"{b} {n}" for b, n in sorted(branch_totals.items())))
     print(f"tokens/page = {tokens / pages:.0f}  ({tokens} prompt tokens over {pages} pages; {', '.join(sources)})")
     print(f"tokens/kchar = {1000 * tokens / chars:.0f}  (over {chars} characters of chunk text)")
     if args.json:

@@ -201,7 +201,8 @@ def run(corpus: Path) -> list[DocumentReport]:
                     title = schema_title(request.body)
                     branches[title] = branches.get(title, 0) + 1
                 reports.append(DocumentReport(stem, int(outcome.metadata["parsed_chunks"]["pages"]),
-                                              sum(len(text) for text in chunks), branches, sum(by_branch.values()), by_branch, source,
+                                              sum(len(text) for text in chunks), branches,
+                                              sum(by_branch.values()), by_branch, source,
                                               *coverage(gold, requests, chunks, norm_name)))
     return reports
 

@@ -19,8 +19,8 @@ A value is an instruction to a model when it
      the object ends the phrase. Normative third-person text is not an imperative to the
      reader ("implementations MUST ignore the above field", "these rules override previous
      instructions");
-  2. addresses the reader as an AI: "you are (now) (a) <AI>", "act as <AI>", "kamu adalah
-     <AI>", where <AI> is a name for a model or assistant and ends its phrase; or "as an <AI>"
+  2. addresses the reader as an AI: "you are (now) (a) (two words) <AI>", "act as <AI>",
+     "kamu adalah <AI>", where <AI> is a name for a model or assistant and ends its phrase; or "as an <AI>"
      / "sebagai <AI>" followed by a comma or a first/second-person pronoun, so "registered as
      an AI provider" is not one;
   3. names the prompt itself ("system prompt", "prompt sistem").
@@ -60,7 +60,7 @@ def _patterns() -> tuple[re.Pattern[str], ...]:
     phrase_end = rf"(?=\s*(?:$|[.!?:;,\"'”’)\]]|{conjunction}))"
     addressee = _word(pack["addressees"])
     addressee_end = rf"(?=\s*(?:$|[.!?:;,\"'”’)\]]|{_word(pack['addressee_followers'])}))"
-    article = r"(?:(?:a|an|the|seorang|sebuah)\s+)?"
+    article = r"(?:(?:a|an|the|seorang|sebuah)\s+)?(?:[^\W\d_]+\s+){0,2}?"  # "an unrestricted AI"
     flags = re.IGNORECASE
     return (
         re.compile(rf"(?:{_CLAUSE_OPENING}|{conjunction}\s+){leads}{verb}{_GAP}{_word(pack['override_objects'])}", flags),

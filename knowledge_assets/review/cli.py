@@ -5,7 +5,7 @@
     review approve ID --reviewer NAME [--note TEXT]
     review reject ID --reviewer NAME --note TEXT
     review edit ID --payload FILE --reviewer NAME [--note TEXT]
-    review serve [--host 127.0.0.1] [--port 8765]          the same review in the browser
+    review serve [--host 127.0.0.1] [--port 8765] [--lock-timeout S]   the same review in the browser
 
 ID is a term_id, formula_id, rule_id or domain_id, or `<domain_id>:<surface>` for a key
 parameter. Every decision is appended to `knowledge_reviews`; a bad id, an unknown document or
@@ -114,7 +114,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     # Imported here: the web stack is only loaded by the command that needs it.
     from knowledge_assets.review.web.serve import serve
 
-    serve(database_path(), args.host, args.port)
+    serve(database_path(), args.host, args.port, args.lock_timeout)
     return 0
 
 
@@ -163,3 +163,5 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
     serve = _entry(commands, "serve", "review in the browser: documents, queue, entries beside their source", cmd_serve)
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1, this machine only)")
     serve.add_argument("--port", type=int, default=8765)
+    serve.add_argument("--lock-timeout", type=float, default=10.0, metavar="SECONDS",
+                       help="how long a request waits for a running materialisation to release the store")

@@ -65,8 +65,9 @@ def _by_doc(store: Store, sql: str) -> dict[str, dict]:
     return {row["doc_id"]: row for row in store.fetch(sql)}
 
 
-def document_summaries(store: Store) -> list[DocumentSummary]:
-    """Every registered or extracted document, sorted by doc_id, with its counts and review states."""
+def document_summaries(store: Store, only: list[str] | None = None) -> list[DocumentSummary]:
+    """Every registered or extracted document (or those in `only`), sorted by doc_id, with its
+    counts and review states."""
     registry = _by_doc(store, """
         SELECT doc_id, arg_max(revision, registered_at) AS revision, arg_max(kind, registered_at) AS kind,
                arg_max(file_name, registered_at) AS file_name
@@ -78,6 +79,7 @@ def document_summaries(store: Store) -> list[DocumentSummary]:
     titles = _by_doc(store, "SELECT doc_id, min(title) AS title FROM domain_context GROUP BY doc_id")
     runs = _by_doc(store, "SELECT doc_id, max(created_at) AS at FROM llm_usage GROUP BY doc_id")
     doc_ids = sorted(set(registry) | set(glossary) | set(formulas) | set(rules) | set(titles))
+    doc_ids = [d for d in doc_ids if only is None or d in only]
     summaries = []
     for doc_id in doc_ids:
         extracted = doc_id in glossary or doc_id in formulas or doc_id in rules or doc_id in titles

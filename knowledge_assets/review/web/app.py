@@ -21,11 +21,14 @@ import io
 import secrets
 import tempfile
 import zipfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, quote, unquote
 
+import duckdb
 import jinja2
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
@@ -37,6 +40,7 @@ from starlette.responses import FileResponse, HTMLResponse, RedirectResponse, Re
 from starlette.routing import Route
 
 from knowledge_assets import contracts as c
+from knowledge_assets.export import ExportError
 from knowledge_assets.review.approved import export_approved
 from knowledge_assets.review.decisions import Decision, Review, history, record_decision, validate_edit
 from knowledge_assets.review.documents import STATES, QueueEntry, document_summaries, queue_entries
@@ -98,11 +102,17 @@ class ReviewApp:
         self.secret = secrets.token_bytes(32)
         self.templates = _environment()
         self.static = _static_files()
+        # One Store for the process: it checks the schema once, then only opens connections.
+        self.store = Store(settings.store_path, lock_timeout_s=settings.lock_timeout_s)
 
     # --- plumbing -------------------------------------------------------------------------
 
-    def store(self) -> Store:
-        return Store(self.settings.store_path, lock_timeout_s=self.settings.lock_timeout_s)
+    @contextmanager
+    def session(self) -> Iterator[Store]:
+        """The store over one connection for the whole request: one consistent view, the file
+        opened once (or, while a materialisation holds it, waited for once)."""
+        with self.store.connect() as con:
+            yield RequestStore(self.store, con)
 
     def csrf_token(self, session: str) -> str:
         return hmac.new(self.secret, session.encode(), hashlib.sha256).hexdigest()
@@ -134,33 +144,32 @@ class ReviewApp:
     # --- pages ----------------------------------------------------------------------------
 
     def documents(self, request: Request) -> Response:
-        return self.render(request, "documents.html", documents=document_summaries(self.store()))
+        with self.session() as store:
+            return self.render(request, "documents.html", documents=document_summaries(store))
 
     def queue(self, request: Request) -> Response:
         doc_id = request.path_params["doc_id"]
-        store = self.store()
-        entries = self._entries(store, doc_id)
         chosen = {name: request.query_params.get(name, "") for name in ("kind", "reason", "state")}
-        shown = [e for e in entries if all(not v or _attribute(e, k) == v for k, v in chosen.items())]
-        return self.render(
-            request, "queue.html", doc_id=doc_id, entries=shown, total=len(entries), chosen=chosen,
-            reasons=sorted({e.reason for e in entries if e.state != "stale"}),
-            pending=sum(e.status.pending for e in entries), summary=_summary(store, doc_id),
-        )
+        with self.session() as store:
+            entries = self._entries(store, doc_id)
+            shown = [e for e in entries if all(not v or _attribute(e, k) == v for k, v in chosen.items())]
+            return self.render(
+                request, "queue.html", doc_id=doc_id, entries=shown, total=len(entries), chosen=chosen,
+                reasons=sorted({e.reason for e in entries if e.state != "stale"}),
+                pending=sum(e.status.pending for e in entries), summary=document_summaries(store, [doc_id])[0],
+            )
 
     def entry(self, request: Request) -> Response:
-        store = self.store()
-        item = self._find(store, request.path_params["entry_id"], request.query_params.get("doc_id") or None)
-        entries = queue_entries(store, item.doc_id)
-        index = next(i for i, e in enumerate(entries) if e.status.key == item.key)
+        with self.session() as store:
+            item, entries, index = self._locate(store, request.path_params["entry_id"], request.query_params.get("doc_id"))
+            reviews = [r for r in history(store, item.doc_id) if r.key == item.key]
+            source_view = self._source(store, item, latest_source(store, item.doc_id))
         current = entries[index]
-        reviews = [r for r in history(store, item.doc_id) if r.key == item.key]
-        registered = latest_source(store, item.doc_id)
         return self.render(
             request, "entry.html", entry=current, item=item, doc_id=item.doc_id, reviews=reviews,
             previous=entries[index - 1] if index > 0 else None,
             following=entries[index + 1] if index + 1 < len(entries) else None,
-            total=len(entries), source=self._source(store, item, registered), edit=_edit_fields(item),
+            total=len(entries), source=source_view, edit=_edit_fields(item),
             edited=_edited_view(current), subdomains=c.SUBDOMAINS, rule_types=("interpretation", "calculation"),
             done=request.query_params.get("done", ""),
             done_label=request.query_params.get("label", ""),
@@ -168,12 +177,12 @@ class ReviewApp:
 
     def page_image(self, request: Request) -> Response:
         doc_id, page_no = request.path_params["doc_id"], request.path_params["page_no"]
-        store = self.store()
-        registered = latest_source(store, doc_id)
+        with self.session() as store:
+            registered = latest_source(store, doc_id)
+            pages = store.fetch("SELECT page_count FROM parsed_documents WHERE doc_id = ?", [doc_id])
         if registered is None or registered[0].kind != "pdf":
             raise HTTPException(404, f"no PDF document {doc_id} in the registry")
-        document, revision = registered
-        pages = store.fetch("SELECT page_count FROM parsed_documents WHERE doc_id = ?", [doc_id])
+        document, _ = registered
         if not pages or not 1 <= page_no <= pages[0]["page_count"] or not document.path.is_file():
             raise HTTPException(404, f"document {doc_id} has no page {page_no}")
         # Named by registry values and numbers only: nothing from the request but a checked int.
@@ -198,16 +207,14 @@ class ReviewApp:
         decision = _DECISIONS.get(value("decision"))
         if decision is None:
             raise HTTPException(400, "unknown decision; use approve, reject or edit")
-        store = self.store()
-        item = self._find(store, request.path_params["entry_id"], value("doc_id") or None)
-        edited = None
-        try:
-            if decision == "edited":
-                edited = validate_edit(item, _edited_payload(item, fields), "the edit form")
-            record_decision(store, item, decision, value("reviewer"), value("note") or None, edited)
-        except ReviewError as exc:
-            return self._entry_error(request, item, str(exc))
-        target = self._next_pending(store, item) + f"&done={decision}&label={quote(item.label[:80], safe='')}"
+        with self.session() as store:
+            item, entries, index = self._locate(store, request.path_params["entry_id"], value("doc_id"))
+            try:
+                edited = validate_edit(item, _edited_payload(item, fields), "the edit form") if decision == "edited" else None
+                record_decision(store, item, decision, value("reviewer"), value("note") or None, edited)
+            except ReviewError as exc:
+                return self._entry_error(request, item, str(exc))
+        target = _next_pending(entries, index, item.doc_id) + f"&done={decision}&label={quote(item.label[:80], safe='')}"
         response = RedirectResponse(target, status_code=303)
         response.set_cookie(REVIEWER_COOKIE, quote(value("reviewer").strip(), safe=""), samesite="strict",
                             max_age=365 * 86400)
@@ -219,11 +226,11 @@ class ReviewApp:
 
     def _export(self, request: Request) -> Response:
         doc_id = request.path_params.get("doc_id")
-        store = self.store()
-        if doc_id is not None:
-            self._entries(store, doc_id)  # a 404 for an unknown document
-        with tempfile.TemporaryDirectory() as tmp:
-            written = export_approved(store, Path(tmp), [doc_id] if doc_id else None)
+        with self.session() as store, tempfile.TemporaryDirectory() as tmp:
+            try:
+                written = export_approved(store, Path(tmp), [doc_id] if doc_id else None)
+            except ExportError as exc:
+                raise HTTPException(404, str(exc)) from None
             archive = io.BytesIO()
             with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as zipped:
                 for path in written:
@@ -240,20 +247,19 @@ class ReviewApp:
         except ReviewError as exc:
             raise HTTPException(404, str(exc)) from None
 
-    def _find(self, store: Store, ref: str, doc_id: str | None) -> Reviewable:
+    def _locate(self, store: Store, ref: str, doc_id: str | None) -> tuple[Reviewable, list[QueueEntry], int]:
+        """The entry, its document's whole queue and its place in it; a 404 names what is wrong."""
         try:
-            return find(store, ref, doc_id)
+            if not doc_id:
+                doc_id = find(store, ref).doc_id
+            entries = queue_entries(store, doc_id)
+            for index, entry in enumerate(entries):
+                if entry.ref == ref:
+                    return entry.status.item, entries, index
+            find(store, ref, doc_id)  # says why the reference names nothing here
         except ReviewError as exc:
             raise HTTPException(404, str(exc)) from None
-
-    def _next_pending(self, store: Store, item: Reviewable) -> str:
-        """The next entry still to review after this one, else the first, else the queue."""
-        entries = queue_entries(store, item.doc_id)
-        index = next((i for i, e in enumerate(entries) if e.status.key == item.key), 0)
-        pending = [e for e in entries[index + 1:] + entries[:index] if e.status.pending]
-        if not pending:
-            return f"/documents/{quote(item.doc_id, safe='')}?state="
-        return entry_url(pending[0].ref, item.doc_id)
+        raise HTTPException(404, f"{ref}: not in document {doc_id}")
 
     def _entry_error(self, request: Request, item: Reviewable, message: str) -> Response:
         return self.render(request, "error.html", status=400, title="The decision was not recorded",
@@ -277,16 +283,33 @@ class ReviewApp:
         return shown
 
 
+def _next_pending(entries: list[QueueEntry], index: int, doc_id: str) -> str:
+    """After deciding entries[index]: the next entry still to review, else the first, else the queue."""
+    pending = [e for e in entries[index + 1:] + entries[:index] if e.status.pending]
+    if not pending:
+        return f"/documents/{quote(doc_id, safe='')}?state="
+    return entry_url(pending[0].ref, doc_id)
+
+
+class RequestStore(Store):
+    """A Store whose every operation runs on one already-open connection."""
+
+    def __init__(self, store: Store, con: duckdb.DuckDBPyConnection):
+        super().__init__(store.path, store.lock_timeout_s)
+        self._schema_ready = True
+        self._con = con
+
+    @contextmanager
+    def connect(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        yield self._con
+
+
 def entry_url(ref: str, doc_id: str) -> str:
     return f"/entries/{quote(ref, safe='')}?doc_id={quote(doc_id, safe='')}"
 
 
 def _attribute(entry: QueueEntry, name: str) -> str:
     return {"kind": entry.kind, "reason": entry.reason, "state": entry.state}[name]
-
-
-def _summary(store: Store, doc_id: str):
-    return next((s for s in document_summaries(store) if s.doc_id == doc_id), None)
 
 
 def _edited_view(entry: QueueEntry) -> dict[str, Any] | None:

@@ -172,7 +172,8 @@ class ReviewApp:
             total=len(entries), source=source_view, edit=_edit_fields(item),
             edited=_edited_view(current), subdomains=c.SUBDOMAINS, rule_types=("interpretation", "calculation"),
             done=request.query_params.get("done", ""),
-            done_label=request.query_params.get("label", ""),
+            # What was just decided, named by the store, never by text carried in the URL.
+            decided=next((e for e in entries if e.ref == request.query_params.get("decided")), None),
         )
 
     def page_image(self, request: Request) -> Response:
@@ -214,7 +215,7 @@ class ReviewApp:
                 record_decision(store, item, decision, value("reviewer"), value("note") or None, edited)
             except ReviewError as exc:
                 return self._entry_error(request, item, str(exc))
-        target = _next_pending(entries, index, item.doc_id) + f"&done={decision}&label={quote(item.label[:80], safe='')}"
+        target = _next_pending(entries, index, item.doc_id) + f"&done={decision}&decided={quote(item.key.ref, safe='')}"
         response = RedirectResponse(target, status_code=303)
         response.set_cookie(REVIEWER_COOKIE, quote(value("reviewer").strip(), safe=""), samesite="strict",
                             max_age=365 * 86400)

@@ -185,7 +185,7 @@ def test_approving_records_one_decision_and_opens_the_next_unreviewed_entry(clie
     answer = decide(client, pending[0].id, PRM, "approve", reviewer="alice", note="checked against p.4")
     assert answer.status == 303
     assert answer.headers["location"].startswith(entry_path(pending[1].id, PRM) + "&done=approved")
-    assert f"Approved: {pending[0].label}. This is the next entry to review." in text_of(client.get(answer.headers["location"]).text)
+    assert f"Approved: {pending[0].label} . This is the next entry to review." in text_of(client.get(answer.headers["location"]).text)
     reviews = history(server.store, PRM)
     assert [(r.key.ref, r.decision, r.reviewer, r.note) for r in reviews] == [(pending[0].id, "approved", "alice", "checked against p.4")]
     assert state_of(server.store, PRM, pending[0].id) == "approved"

@@ -46,9 +46,12 @@ def extract(pages: int, root: Path) -> tuple[Path, str]:
     pdf.with_name(pdf.name + ".meta.json").write_text(f'{{"doc_id": "{doc_id}"}}', encoding="utf-8")
     store = root / "knowledge.duckdb"
     (root / "dagster").mkdir()
+    (root / "dagster" / "dagster.yaml").write_text("telemetry:\n  enabled: false\n", encoding="utf-8")
     env = {**os.environ, "KNOWLEDGE_DB": str(store), "DAGSTER_HOME": str(root / "dagster"), "KNOWLEDGE_LLM_BACKEND": "offline"}
     started = time.perf_counter()
-    subprocess.run([CLI, "run", str(documents)], env=env, check=True, stdout=subprocess.DEVNULL)
+    done = subprocess.run([CLI, "run", str(documents)], env=env, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise SystemExit(f"the pipeline failed:\n{done.stdout[-2000:]}{done.stderr[-2000:]}")
     print(f"pipeline on {pages} pages: {time.perf_counter() - started:.0f} s")
     return store, doc_id
 

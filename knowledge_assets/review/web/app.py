@@ -25,7 +25,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 from urllib.parse import parse_qs, quote, unquote
 
 import duckdb
@@ -170,7 +170,7 @@ class ReviewApp:
             previous=entries[index - 1] if index > 0 else None,
             following=entries[index + 1] if index + 1 < len(entries) else None,
             total=len(entries), source=source_view, edit=_edit_fields(item),
-            edited=_edited_view(current), subdomains=c.SUBDOMAINS, rule_types=("interpretation", "calculation"),
+            edited=_edited_view(current), subdomains=c.SUBDOMAINS, rule_types=get_args(c.RuleType),
             done=request.query_params.get("done", ""),
             # What was just decided, named by the store, never by text carried in the URL.
             decided=next((e for e in entries if e.ref == request.query_params.get("decided")), None),
@@ -204,7 +204,9 @@ class ReviewApp:
         return await run_in_threadpool(self._decide, request, fields)
 
     def _decide(self, request: Request, fields: dict[str, list[str]]) -> Response:
-        value = lambda name: (fields.get(name) or [""])[0]  # noqa: E731
+        def value(name: str) -> str:
+            return (fields.get(name) or [""])[0]
+
         decision = _DECISIONS.get(value("decision"))
         if decision is None:
             raise HTTPException(400, "unknown decision; use approve, reject or edit")

@@ -14,6 +14,7 @@ from urllib.parse import quote
 
 import pytest
 
+from knowledge_assets.ids import term_id
 from knowledge_assets.review.approved import export_approved
 from knowledge_assets.review.decisions import history
 from knowledge_assets.review.documents import queue_entries
@@ -383,3 +384,23 @@ def test_a_document_containing_script_renders_it_as_text_on_every_page(hostile_s
     for page in pages:
         assert re.findall(r"<script\b[^>]*>", page.text) == ['<script src="/static/review.js" defer>']
         assert "<img src=x" not in page.text
+
+
+def test_an_entry_whose_content_changed_after_approval_says_why_it_is_back_in_the_queue(pipeline, tmp_path):
+    pipeline.extract()
+    mttr = term_id(KPI, "Mean Time To Repair")
+    with review_server(pipeline.store, tmp_path / "server.log") as running:
+        client = running.client()
+        assert decide(client, mttr, KPI, "approve", reviewer="alice").status == 303
+        text = pipeline.document.read_text(encoding="utf-8")
+        reworded = "MTTR means the average time needed to bring a unit back into service after a breakdown."
+        pipeline.document.write_text(text.replace(
+            "MTTR means the average time needed to return a unit to service after a breakdown.", reworded), encoding="utf-8")
+        pipeline.extract()
+        page = client.get(entry_path(mttr, KPI))
+        queue = client.get(f"/documents/{KPI}?state=stale")
+    shown = text_of(page.text)
+    assert "returned to the queue" in shown and reworded in shown
+    assert re.search(r"returned to the queue : definition changed since approved by alice on [\d-]+ [\d:]+ UTC: "
+                     r"definition was \"…?[^\"]*return a unit to service", shown)
+    assert _queue_refs(queue.text) == [mttr]

@@ -9,7 +9,6 @@ import subprocess
 import sys
 import zipfile
 from html import unescape
-from pathlib import Path
 from urllib.parse import quote
 
 import pytest
@@ -170,7 +169,7 @@ def test_a_term_without_a_definition_shows_its_mentions_in_context(client, serve
     count = server.store.fetch("SELECT count(*) n FROM term_mentions WHERE doc_id = ? AND term_id = ?", [PRM, term["term_id"]])[0]["n"]
     assert f"Mentions ({count})" in page.text
     assert 1 < len(mentions) <= 12
-    assert all(f"<mark>" in m for m in mentions)
+    assert all("<mark>" in m for m in mentions)
 
 
 def test_an_unknown_entry_is_404(client):

@@ -5,6 +5,7 @@
     review approve ID --reviewer NAME [--note TEXT]
     review reject ID --reviewer NAME --note TEXT
     review edit ID --payload FILE --reviewer NAME [--note TEXT]
+    review serve [--host 127.0.0.1] [--port 8765] [--lock-timeout S]   the same review in the browser
 
 ID is a term_id, formula_id, rule_id or domain_id, or `<domain_id>:<surface>` for a key
 parameter. Every decision is appended to `knowledge_reviews`; a bad id, an unknown document or
@@ -109,6 +110,14 @@ def cmd_edit(args: argparse.Namespace) -> int:
     return _decide(args, "edited", Path(args.payload))
 
 
+def cmd_serve(args: argparse.Namespace) -> int:
+    # Imported here: the web stack is only loaded by the command that needs it.
+    from knowledge_assets.review.web.serve import serve
+
+    serve(database_path(), args.host, args.port, args.lock_timeout)
+    return 0
+
+
 def _handled(handler):
     """A review error is the user's input, not a crash: one line on stderr, exit 1."""
 
@@ -139,7 +148,7 @@ def _decision(commands: argparse._SubParsersAction, name: str, help: str, handle
 
 def add_commands(subparsers: argparse._SubParsersAction) -> None:
     """Adds `review` and its subcommands to the `knowledge-assets` parser."""
-    review = subparsers.add_parser("review", help="expert review: list, show, approve, reject, edit")
+    review = subparsers.add_parser("review", help="expert review: list, show, approve, reject, edit, serve")
     commands = review.add_subparsers(dest="review_command", required=True)
     listing = _entry(commands, "list", "the document's pending entries, in queue order", cmd_list)
     listing.add_argument("--doc-id", required=True)
@@ -151,3 +160,8 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
     _decision(commands, "reject", "reject the entry; it never reaches approved knowledge", cmd_reject, note_required=True)
     edit = _decision(commands, "edit", "replace the entry by a corrected one (a contract JSON object)", cmd_edit)
     edit.add_argument("--payload", required=True, help="JSON file holding the corrected entry")
+    serve = _entry(commands, "serve", "review in the browser: documents, queue, entries beside their source", cmd_serve)
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1, this machine only)")
+    serve.add_argument("--port", type=int, default=8765)
+    serve.add_argument("--lock-timeout", type=float, default=10.0, metavar="SECONDS",
+                       help="how long a request waits for a running materialisation to release the store")

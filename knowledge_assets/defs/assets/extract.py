@@ -13,6 +13,7 @@ from knowledge_assets.defs.resources import KnowledgeStore
 from knowledge_assets.extract import stages
 from knowledge_assets.llm.prompts import load_prompt
 from knowledge_assets.llm.usage import usage_totals
+from knowledge_assets.review.web.links import document_review_url
 
 _PREVIEW_ROWS = 12
 _COMMON = {
@@ -118,7 +119,11 @@ def domain_context(context: dg.AssetExecutionContext, knowledge_store: Knowledge
 def review_queue(context: dg.AssetExecutionContext, knowledge_store: KnowledgeStore):
     store = knowledge_store.open()
     result = _run(lambda: stages.run_review_queue(store, context.partition_key))
-    return _result(result, "review_queue", entity_links(store, "review_queue", context.partition_key))
+    links = entity_links(store, "review_queue", context.partition_key)
+    # The document's page in `review serve`, when KNOWLEDGE_REVIEW_URL says where it runs.
+    if (review_page := document_review_url(context.partition_key)) is not None:
+        links["review_page"] = dg.MetadataValue.url(review_page)
+    return _result(result, "review_queue", links)
 
 
 ASSETS = [formulas, glossary, rules, domain_context, review_queue]

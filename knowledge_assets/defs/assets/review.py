@@ -9,13 +9,20 @@ from knowledge_assets.defs.assets.extract import domain_context, formulas, gloss
 from knowledge_assets.defs.resources import KnowledgeStore
 from knowledge_assets.review.approved import write_approved_knowledge
 from knowledge_assets.review.entities import KINDS
+from knowledge_assets.review.web.links import document_review_url, review_base_url
+
+
+def _document_cell(doc_id: str) -> str:
+    """The doc_id, linked to its page in `review serve` when KNOWLEDGE_REVIEW_URL says where it runs."""
+    url = document_review_url(doc_id)
+    return doc_id if url is None else f"[{doc_id}]({url})"
 
 
 def _by_document(counts: dict[str, dict[str, int]]) -> dg.MetadataValue:
     if not counts:
         return dg.MetadataValue.md("_no documents_")
     lines = ["| doc_id | " + " | ".join(KINDS) + " |", "|---|" + "---|" * len(KINDS)]
-    lines += [f"| {doc_id} | " + " | ".join(str(row[k]) for k in KINDS) + " |" for doc_id, row in counts.items()]
+    lines += [f"| {_document_cell(doc_id)} | " + " | ".join(str(row[k]) for k in KINDS) + " |" for doc_id, row in counts.items()]
     return dg.MetadataValue.md("\n".join(lines))
 
 
@@ -42,6 +49,7 @@ def approved_knowledge(knowledge_store: KnowledgeStore) -> dg.MaterializeResult:
         "by_document": _by_document(per_document),
         "table": "approved_knowledge",
         "database": dg.MetadataValue.path(str(store.path)),
+        **({"review": dg.MetadataValue.url(base + "/")} if (base := review_base_url()) else {}),
     })
 
 

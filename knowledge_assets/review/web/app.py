@@ -1,0 +1,425 @@
+"""The review web application: server-rendered pages over the store and the review functions
+the CLI uses (`find`, `record_decision`, `validate_edit`, `history`, `export_approved`).
+
+Safety, because these pages write the knowledge that goes into prompts:
+  - every state-changing request is a POST carrying a CSRF token bound to the browser's
+    session cookie (HMAC under a secret that lives only as long as the process);
+  - the Host header must name the address the server was bound to (no DNS rebinding);
+  - nothing from a request becomes a file path: page images are found through the registry,
+    static files are held in memory, cached images are named by registry values and numbers;
+  - templates escape everything (document text is untrusted), and the Content-Security-Policy
+    allows this origin's own script and styles only;
+  - a decision is one INSERT; when a running materialisation holds the store past the wait,
+    the page says so and nothing was written.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import io
+import secrets
+import tempfile
+import zipfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, get_args
+from urllib.parse import parse_qs, quote, unquote
+
+import duckdb
+import jinja2
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
+from starlette.middleware.trustedhost import TrustedHostMiddleware
+from starlette.requests import Request
+from starlette.responses import FileResponse, HTMLResponse, RedirectResponse, Response
+from starlette.routing import Route
+
+from knowledge_assets import contracts as c
+from knowledge_assets.export import ExportError
+from knowledge_assets.review.approved import export_approved
+from knowledge_assets.review.decisions import Decision, Review, history, record_decision, validate_edit
+from knowledge_assets.review.documents import STATES, QueueEntry, document_summaries, queue_entries
+from knowledge_assets.review.entities import KINDS, Reviewable, ReviewError, find
+from knowledge_assets.review.fingerprint import CONTENT_FIELDS
+from knowledge_assets.review.web import source
+from knowledge_assets.store.database import Store, StoreError
+from knowledge_assets.store.registry import latest_source
+
+HERE = Path(__file__).parent
+SESSION_COOKIE = "ka_review_session"
+REVIEWER_COOKIE = "ka_reviewer"
+_MAX_FORM_BYTES = 256 * 1024
+# Written by code, not by the model: shown, never offered for editing.
+_SET_BY_CODE = {"source_wording"}
+EDITABLE: dict[str, tuple[str, ...]] = {
+    kind: tuple(name for name in fields if name not in _SET_BY_CODE) for kind, fields in CONTENT_FIELDS.items()
+}
+_DECISIONS: dict[str, Decision] = {"approve": "approved", "reject": "rejected", "edit": "edited"}
+_CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; form-action 'self'; "
+        "frame-ancestors 'none'; base-uri 'none'; connect-src 'self'")
+LOCKED = ("The knowledge store is busy: a running materialisation holds {path}. Nothing was written"
+          " — try again in a moment.")
+
+
+@dataclass(frozen=True)
+class Settings:
+    store_path: Path
+    state_dir: Path
+    allowed_hosts: tuple[str, ...]
+    lock_timeout_s: float = 10.0
+
+
+def state_dir_for(store_path: Path) -> Path:
+    """The project's state folder: the one holding the DuckDB file (`.knowledge/` by default)."""
+    return store_path.resolve().parent
+
+
+def _environment() -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(HERE / "templates"),
+        autoescape=True,  # every template is HTML; document text is untrusted
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters["q"] = lambda value: quote(str(value), safe="")
+    return env
+
+
+def _static_files() -> dict[str, tuple[bytes, str]]:
+    types = {".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8"}
+    return {p.name: (p.read_bytes(), types[p.suffix]) for p in (HERE / "static").iterdir() if p.suffix in types}
+
+
+class ReviewApp:
+    def __init__(self, settings: Settings):
+        self.settings = settings
+        self.secret = secrets.token_bytes(32)
+        self.templates = _environment()
+        self.static = _static_files()
+        # One Store for the process: it checks the schema once, then only opens connections.
+        self.store = Store(settings.store_path, lock_timeout_s=settings.lock_timeout_s)
+
+    # --- plumbing -------------------------------------------------------------------------
+
+    @contextmanager
+    def session(self) -> Iterator[Store]:
+        """The store over one connection for the whole request: one consistent view, the file
+        opened once (or, while a materialisation holds it, waited for once)."""
+        with self.store.connect() as con:
+            yield RequestStore(self.store, con)
+
+    def csrf_token(self, session: str) -> str:
+        return hmac.new(self.secret, session.encode(), hashlib.sha256).hexdigest()
+
+    def render(self, request: Request, template: str, status: int = 200, **values: Any) -> HTMLResponse:
+        session = request.cookies.get(SESSION_COOKIE) or secrets.token_urlsafe(24)
+        page = self.templates.get_template(template).render(
+            csrf=self.csrf_token(session), reviewer=unquote(request.cookies.get(REVIEWER_COOKIE, "")),
+            states=STATES, kinds=KINDS, **values,
+        )
+        response = HTMLResponse(page, status_code=status)
+        if request.cookies.get(SESSION_COOKIE) != session:
+            response.set_cookie(SESSION_COOKIE, session, httponly=True, samesite="strict")
+        return response
+
+    async def form(self, request: Request) -> dict[str, list[str]]:
+        """The urlencoded form, after the CSRF check; a missing or wrong token is a 403."""
+        body = await request.body()
+        if len(body) > _MAX_FORM_BYTES:
+            raise HTTPException(413, "the form is too large")
+        fields = parse_qs(body.decode("utf-8", errors="replace"), keep_blank_values=True)
+        session = request.cookies.get(SESSION_COOKIE, "")
+        token = (fields.get("csrf") or [""])[0]
+        if not session or not hmac.compare_digest(token, self.csrf_token(session)):
+            raise HTTPException(403, "This form did not come from this review page (its security token is "
+                                "missing or out of date). Reload the page and try again; nothing was written.")
+        return fields
+
+    # --- pages ----------------------------------------------------------------------------
+
+    def documents(self, request: Request) -> Response:
+        with self.session() as store:
+            return self.render(request, "documents.html", documents=document_summaries(store))
+
+    def queue(self, request: Request) -> Response:
+        doc_id = request.path_params["doc_id"]
+        chosen = {name: request.query_params.get(name, "") for name in ("kind", "reason", "state")}
+        with self.session() as store:
+            entries = self._entries(store, doc_id)
+            shown = [e for e in entries if all(not v or _attribute(e, k) == v for k, v in chosen.items())]
+            return self.render(
+                request, "queue.html", doc_id=doc_id, entries=shown, total=len(entries), chosen=chosen,
+                reasons=sorted({e.reason for e in entries if e.state != "stale"}),
+                pending=sum(e.status.pending for e in entries), summary=document_summaries(store, [doc_id])[0],
+            )
+
+    def entry(self, request: Request) -> Response:
+        with self.session() as store:
+            item, entries, index = self._locate(store, request.path_params["entry_id"], request.query_params.get("doc_id"))
+            reviews = [r for r in history(store, item.doc_id) if r.key == item.key]
+            source_view = self._source(store, item, latest_source(store, item.doc_id))
+        current = entries[index]
+        return self.render(
+            request, "entry.html", entry=current, item=item, doc_id=item.doc_id, reviews=reviews,
+            previous=entries[index - 1] if index > 0 else None,
+            following=entries[index + 1] if index + 1 < len(entries) else None,
+            total=len(entries), source=source_view, edit=_edit_fields(item),
+            edited=_edited_view(current), subdomains=c.SUBDOMAINS, rule_types=get_args(c.RuleType),
+            done=request.query_params.get("done", ""),
+            # What was just decided, named by the store, never by text carried in the URL.
+            decided=next((e for e in entries if e.ref == request.query_params.get("decided")), None),
+        )
+
+    def page_image(self, request: Request) -> Response:
+        doc_id, page_no = request.path_params["doc_id"], request.path_params["page_no"]
+        with self.session() as store:
+            registered = latest_source(store, doc_id)
+            pages = store.fetch("SELECT page_count FROM parsed_documents WHERE doc_id = ?", [doc_id])
+        if registered is None or registered[0].kind != "pdf":
+            raise HTTPException(404, f"no PDF document {doc_id} in the registry")
+        document, _ = registered
+        if not pages or not 1 <= page_no <= pages[0]["page_count"] or not document.path.is_file():
+            raise HTTPException(404, f"document {doc_id} has no page {page_no}")
+        # Named by registry values and numbers only: nothing from the request but a checked int.
+        cache = self.settings.state_dir / "review_pages" / document.doc_id / f"{document.content_sha256[:16]}-{page_no}.png"
+        path = source.cached_page_png(document.path, page_no - 1, cache)
+        return FileResponse(path, media_type="image/png", headers={"Cache-Control": "private, max-age=3600"})
+
+    def static_file(self, request: Request) -> Response:
+        found = self.static.get(request.path_params["name"])
+        if found is None:
+            raise HTTPException(404, "no such file")
+        return Response(found[0], media_type=found[1])
+
+    # --- actions --------------------------------------------------------------------------
+
+    async def decide(self, request: Request) -> Response:
+        fields = await self.form(request)
+        return await run_in_threadpool(self._decide, request, fields)
+
+    def _decide(self, request: Request, fields: dict[str, list[str]]) -> Response:
+        def value(name: str) -> str:
+            return (fields.get(name) or [""])[0]
+
+        decision = _DECISIONS.get(value("decision"))
+        if decision is None:
+            raise HTTPException(400, "unknown decision; use approve, reject or edit")
+        with self.session() as store:
+            item, entries, index = self._locate(store, request.path_params["entry_id"], value("doc_id"))
+            try:
+                edited = validate_edit(item, _edited_payload(item, fields), "the edit form") if decision == "edited" else None
+                record_decision(store, item, decision, value("reviewer"), value("note") or None, edited)
+            except ReviewError as exc:
+                return self._entry_error(request, item, str(exc))
+        target = _next_pending(entries, index, item.doc_id) + f"&done={decision}&decided={quote(item.key.ref, safe='')}"
+        response = RedirectResponse(target, status_code=303)
+        response.set_cookie(REVIEWER_COOKIE, quote(value("reviewer").strip(), safe=""), samesite="strict",
+                            max_age=365 * 86400)
+        return response
+
+    async def export(self, request: Request) -> Response:
+        await self.form(request)
+        return await run_in_threadpool(self._export, request)
+
+    def _export(self, request: Request) -> Response:
+        doc_id = request.path_params.get("doc_id")
+        with self.session() as store, tempfile.TemporaryDirectory() as tmp:
+            try:
+                written = export_approved(store, Path(tmp), [doc_id] if doc_id else None)
+            except ExportError as exc:
+                raise HTTPException(404, str(exc)) from None
+            archive = io.BytesIO()
+            with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as zipped:
+                for path in written:
+                    zipped.write(path, path.relative_to(tmp).as_posix())
+        name = f"approved-{doc_id or 'all'}.zip"
+        return Response(archive.getvalue(), media_type="application/zip",
+                        headers={"Content-Disposition": f'attachment; filename="{name}"'})
+
+    # --- helpers --------------------------------------------------------------------------
+
+    def _entries(self, store: Store, doc_id: str) -> list[QueueEntry]:
+        try:
+            return queue_entries(store, doc_id)
+        except ReviewError as exc:
+            raise HTTPException(404, str(exc)) from None
+
+    def _locate(self, store: Store, ref: str, doc_id: str | None) -> tuple[Reviewable, list[QueueEntry], int]:
+        """The entry, its document's whole queue and its place in it; a 404 names what is wrong."""
+        try:
+            if not doc_id:
+                doc_id = find(store, ref).doc_id
+            entries = queue_entries(store, doc_id)
+            for index, entry in enumerate(entries):
+                if entry.ref == ref:
+                    return entry.status.item, entries, index
+            find(store, ref, doc_id)  # says why the reference names nothing here
+        except ReviewError as exc:
+            raise HTTPException(404, str(exc)) from None
+        raise HTTPException(404, f"{ref}: not in document {doc_id}")
+
+    def _entry_error(self, request: Request, item: Reviewable, message: str) -> Response:
+        return self.render(request, "error.html", status=400, title="The decision was not recorded",
+                           message=message, back=entry_url(item.key.ref, item.doc_id))
+
+    def _source(self, store: Store, item: Reviewable, registered) -> dict[str, Any]:
+        provenance = item.provenance
+        text = source.text_source(store, item.doc_id, provenance.chunk_id, provenance.span)
+        shown: dict[str, Any] = {"text": text, "highlight": None, "mentions": None, "mention_count": 0}
+        if registered is not None and registered[0].kind == "pdf" and provenance.page is not None \
+                and registered[0].path.is_file():
+            page_text = store.fetch("SELECT text FROM parsed_pages WHERE doc_id = ? AND page = ?",
+                                    [item.doc_id, provenance.page])
+            shown["highlight"] = source.page_highlight(
+                registered[0].path, provenance.page, provenance.span, page_text[0]["text"] if page_text else "",
+                text.span_start_in_page,
+            )
+        entity = item.entity
+        if isinstance(entity, c.GlossaryEntry) and entity.definition is None:
+            shown["mention_count"], shown["mentions"] = source.mentions(store, item.doc_id, entity.term_id)
+        return shown
+
+
+def _next_pending(entries: list[QueueEntry], index: int, doc_id: str) -> str:
+    """After deciding entries[index]: the next entry still to review, else the first, else the queue."""
+    pending = [e for e in entries[index + 1:] + entries[:index] if e.status.pending]
+    if not pending:
+        return f"/documents/{quote(doc_id, safe='')}?state="
+    return entry_url(pending[0].ref, doc_id)
+
+
+class RequestStore(Store):
+    """A Store whose every operation runs on one already-open connection."""
+
+    def __init__(self, store: Store, con: duckdb.DuckDBPyConnection):
+        super().__init__(store.path, store.lock_timeout_s)
+        self._schema_ready = True
+        self._con = con
+
+    @contextmanager
+    def connect(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        yield self._con
+
+
+def entry_url(ref: str, doc_id: str) -> str:
+    return f"/entries/{quote(ref, safe='')}?doc_id={quote(doc_id, safe='')}"
+
+
+def _attribute(entry: QueueEntry, name: str) -> str:
+    return {"kind": entry.kind, "reason": entry.reason, "state": entry.state}[name]
+
+
+def _edited_view(entry: QueueEntry) -> dict[str, Any] | None:
+    """The expert's edited values, when an edit is the decision that applies now."""
+    latest: Review | None = entry.status.latest
+    if entry.state != "edited" or latest is None or latest.edited_payload is None:
+        return None
+    return latest.edited_payload
+
+
+def _edit_fields(item: Reviewable) -> dict[str, Any]:
+    """What the edit form shows: the model-written content fields, from the stored entity."""
+    data = item.entity.model_dump(mode="json")
+    return {name: data[name] for name in EDITABLE[item.key.kind]}
+
+
+def _text(fields: dict[str, list[str]], name: str) -> str | None:
+    value = (fields.get(f"field.{name}") or [""])[0].strip()
+    return value or None
+
+
+def _lines(fields: dict[str, list[str]], name: str) -> list[str]:
+    return [line.strip() for line in (fields.get(f"field.{name}") or [""])[0].splitlines() if line.strip()]
+
+
+def _edited_payload(item: Reviewable, fields: dict[str, list[str]]) -> dict[str, Any]:
+    """The stored entity with its editable fields replaced by the form's; ids, links and audit
+    fields are carried over from the entity, never read from the form."""
+    payload = item.entity.model_dump(mode="json")
+    for name in EDITABLE[item.key.kind]:
+        if name == "subdomain_tags":
+            payload[name] = fields.get("field.subdomain_tags", [])
+        elif name == "outline":
+            payload[name] = _lines(fields, name)
+        elif name == "key_parameters":
+            known = {p["surface"]: p["term_id"] for p in payload[name]}
+            payload[name] = [{"surface": s, "term_id": known.get(s)} for s in _lines(fields, name)]
+        elif name == "variables":
+            known = {v["symbol"]: v["term_id"] for v in payload[name]}
+            symbols, meanings = fields.get("field.variables.symbol", []), fields.get("field.variables.meaning", [])
+            payload[name] = [
+                {"symbol": s.strip(), "meaning": m.strip() or None, "term_id": known.get(s.strip())}
+                for s, m in zip(symbols, meanings) if s.strip()
+            ]
+        elif name == "rule_type":
+            payload[name] = (fields.get("field.rule_type") or [payload[name]])[0]
+        elif name in ("term", "surface"):
+            payload[name] = _text(fields, name) or ""
+        else:
+            payload[name] = _text(fields, name)
+    return payload
+
+
+def _error_handler(app: ReviewApp):
+    async def handle(request: Request, exc: Exception) -> Response:
+        if isinstance(exc, StoreError):
+            status, title, message = 503, "The store is busy", LOCKED.format(path=app.settings.store_path)
+        else:
+            assert isinstance(exc, HTTPException)
+            status, title, message = exc.status_code, {404: "Not found", 403: "Refused"}.get(exc.status_code, "Error"), exc.detail
+        return app.render(request, "error.html", status=status, title=title, message=message, back="/")
+
+    return handle
+
+
+def create_app(store_path: Path, host: str = "127.0.0.1", port: int = 8765, lock_timeout_s: float = 10.0,
+               state_dir: Path | None = None) -> Starlette:
+    hosts = ("*",) if host not in ("127.0.0.1", "localhost", "::1") else ("127.0.0.1", "localhost", "[::1]")
+    review = ReviewApp(Settings(Path(store_path), state_dir or state_dir_for(Path(store_path)), hosts, lock_timeout_s))
+    routes = [
+        Route("/", review.documents),
+        Route("/documents/{doc_id}", review.queue),
+        Route("/documents/{doc_id}/export", review.export, methods=["POST"]),
+        Route("/export", review.export, methods=["POST"]),
+        Route("/entries/{entry_id:path}", review.entry, methods=["GET"]),
+        Route("/entries/{entry_id:path}", review.decide, methods=["POST"]),
+        Route("/pages/{doc_id}/{page_no:int}.png", review.page_image),
+        Route("/static/{name}", review.static_file),
+    ]
+    handler = _error_handler(review)
+    return Starlette(
+        routes=routes,
+        middleware=[Middleware(SecurityHeaders), Middleware(TrustedHostMiddleware, allowed_hosts=list(hosts))],
+        exception_handlers={HTTPException: handler, StoreError: handler},
+    )
+
+
+class SecurityHeaders:
+    """Adds the Content-Security-Policy and its companions to every response."""
+
+    HEADERS = [
+        (b"content-security-policy", _CSP.encode()),
+        (b"x-content-type-options", b"nosniff"),
+        (b"referrer-policy", b"no-referrer"),
+        (b"x-frame-options", b"DENY"),
+    ]
+
+    def __init__(self, app):
+        self.app = app
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+
+        async def with_headers(message):
+            if message["type"] == "http.response.start":
+                message["headers"] = [*message.get("headers", []), *self.HEADERS]
+            await send(message)
+
+        await self.app(scope, receive, with_headers)

@@ -1,8 +1,9 @@
 """Rule candidates: the sentences that state a requirement or a conditional, cut into their
 condition and consequence by the conventions of the genre.
 
-A candidate's bounds are the whole sentence (the rule's statement, after any list label);
-its parts are verbatim slices of the same chunk. Its cue names the convention that cut it:
+A candidate's `statement` part is the whole sentence (after any list label); its bounds are
+the sentence and whatever list or equation it introduces; its other parts are verbatim slices
+of the same chunk. Its cue names the convention that cut it:
 
 - `conditional`: a sentence opened by a conditional word (Indonesian statutory
   `Apabila/Jika/Jikalau/Bila …`, English `If/When/Where/Once/Upon …`). The condition runs to
@@ -22,8 +23,9 @@ its parts are verbatim slices of the same chunk. Its cue names the convention th
   is the condition, `X mulai berlaku` the consequence.
 - `tier`: an item of a tiered schedule (`a. 1% (satu persen) untuk keterlambatan …;`): the
   case is the condition, the amount the consequence.
-- `deadline`: `X disampaikan paling lambat …`, and `modal`: an obligation or prohibition
-  (BCP 14 keywords in capitals, RFC 8174; `wajib`, `harus`, `dilarang`, `tidak boleh`).
+- `deadline`: `X disampaikan paling lambat …`; `modal`: an obligation or prohibition (BCP 14
+  keywords in capitals, RFC 8174; `wajib`, `harus`, `dilarang`, `tidak boleh`); and
+  `computation`: how a value is computed (`X dihitung …`, `X is calculated …`).
   These have no conditional clause: their parts are the `subject` and the `consequence`
   (the predicate with its modal or deadline), and no `condition`.
 
@@ -39,6 +41,7 @@ the equation that follow it.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -54,14 +57,16 @@ _LEAD_IN = ":"
 _MAX_TAKEN_IN = 1200  # characters of list or equation a colon-ended part takes in
 _MAX_ITEM_WORDS = 3  # an enumeration item between two commas is this short
 _MAX_AMOUNT_WORDS = 6
-# `(1)`, `(l)` (OCR), `a.`, `a)`, `(a)`, `1.`, `1)`, `3.2.4.`, `-`, `*`, `•`
-_LABEL = re.compile(r"(?:\(\s*[0-9lIO]{1,3}\s*\)|\(?[a-zA-Z]\)|[a-zA-Z]\.|[IVX]+\.|\d+(?:\.\d+)*[.)]|[-*•])(?=\s|$)")
-_AYAT = re.compile(r"\(\s*[0-9lIO]{1,3}\s*\)")
+_RUNNING_MIN_CHUNKS = 3
+_MIN_CASE_WORDS = 6
+# `(1)`, `(l)` and `(21` (OCR of `(2)`), `a.`, `a)`, `(a)`, `1.`, `1)`, `3.2.4.`, `-`, `*`, `•`
+_AYAT = re.compile(r"\(\s*[0-9lIO]{1,3}\s*\)|\([0-9lIO][1lI]")
+_LABEL = re.compile(r"(?:" + _AYAT.pattern + r"|\(?[a-zA-Z]\)|[a-zA-Z]\.|[IVX]+\.|\d+(?:\.\d+)*[.)]|[-*•])(?=\s|$)")
 _STRUCTURAL = re.compile(r"(?:Pasal\s+\d+\w*|BAB\s+[IVXLC]+|Bagian\s+\w+|Paragraf\s+\d+|#+\s.*)\s*$")
-_FENCE = re.compile(r"\s*(?:```|~~~)")
+_FENCE = re.compile(r"\s*(?:```|~~~)(.*)")
+_FENCE_LINE = re.compile(r"^\s*(?:```|~~~)(.*)$", re.MULTILINE)
 _ATTRIBUTES = re.compile(r"\s*\{:.*\}\s*$")  # a kramdown attribute line
 _EQUATION = re.compile(r"[^=<>!\s]\s*=\s*[^=\s]")
-_MAX_EQUATION_WORDS = 14
 _SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9(\"'*\[“])")
 _WORD_BEFORE_DOT = re.compile(r"(\S+)\.$")
 _WORD = re.compile(r"[^\s,;:()]+")
@@ -87,8 +92,13 @@ class _Cues:
     circumstance: re.Pattern
     reason: re.Pattern
     modal: re.Pattern
+    licensing_modal: re.Pattern
     any_modal: re.Pattern
+    relative_pronoun: re.Pattern
+    embedded_question: re.Pattern
+    document_control: re.Pattern
     deadline: re.Pattern
+    computation: re.Pattern
     commencement: re.Pattern
     tier: re.Pattern
     amount: re.Pattern
@@ -117,8 +127,13 @@ def _cues() -> _Cues:
         circumstance=pattern("circumstance"),
         reason=pattern("reason"),
         modal=pattern("modal"),
-        any_modal=pattern("modal", "modal_weak"),
+        licensing_modal=pattern("modal", "permission"),
+        any_modal=pattern("modal", "permission", "modal_weak"),
+        relative_pronoun=re.compile(_alternation(words.get("relative_pronouns", ())) + r"\s*$"),
+        document_control=pattern("document_control"),
+        embedded_question=pattern("embedded_question"),
         deadline=pattern("deadline"),
+        computation=pattern("computation"),
         commencement=pattern("commencement"),
         tier=pattern("tier"),
         amount=re.compile("|".join(re.escape(w) for w in words.get("amount", ())) or "(?!)", re.IGNORECASE),
@@ -152,8 +167,9 @@ class _Reading:
 
 def find_rules(chunks: Sequence[SourceChunk]) -> list[Candidate]:
     found = []
+    running = running_lines(chunks)
     for chunk in chunks:
-        masked, furniture = mask_furniture(chunk.text)
+        masked, furniture = mask_furniture(chunk.text, running)
         units = sentences(masked, furniture, chunk.heading_path)
         for index, unit in enumerate(units):
             if not unit.whole:
@@ -162,6 +178,7 @@ def find_rules(chunks: Sequence[SourceChunk]) -> list[Candidate]:
             if reading is None:
                 continue
             end, parts = _take_in(masked, unit.end, units[index + 1:], reading.parts)
+            parts["statement"] = (unit.body, unit.end)
             found.append(span("rule", chunk.chunk_id, chunk.text, unit.body, end, reading.cue, parts))
     return found
 
@@ -178,14 +195,31 @@ def _line_bounds(text: str) -> list[Bounds]:
     return bounds
 
 
-def mask_furniture(text: str) -> tuple[str, frozenset[int]]:
-    """The text with every page-furniture line blanked to spaces (same length, same line
-    breaks), and the start offsets of those lines."""
+def running_lines(chunks: Sequence[SourceChunk]) -> frozenset[str]:
+    """A document's running headers and footers: lines of two words or more, not ending a
+    sentence, that open or close at least three chunks and sit at a chunk's edge at least
+    every other time they occur (a PDF parser's page-sized chunks start with the header and
+    end with the footer; a formula of statutory drafting repeated inside the text does not)."""
+    seen: Counter[str] = Counter()
+    at_edge: Counter[str] = Counter()
+    for chunk in chunks:
+        content = [line.strip() for line in chunk.text.split("\n") if line.strip()]
+        seen.update(line for line in set(content)
+                    if len(line.split()) >= 2 and not line.endswith(tuple(_TERMINAL + _LEAD_IN)))
+        at_edge.update(set(content[:1] + content[-1:]))
+    return frozenset(line for line, n in seen.items()
+                     if at_edge[line] >= _RUNNING_MIN_CHUNKS and 2 * at_edge[line] >= n)
+
+
+def mask_furniture(text: str, running: frozenset[str] = frozenset()) -> tuple[str, frozenset[int]]:
+    """The text with every page-furniture line (a pattern of the packs, a form feed, or one
+    of the document's running lines) blanked to spaces (same length, same line breaks), and
+    the start offsets of those lines."""
     patterns = _cues().furniture
     masked, furniture = list(text.replace("\f", " ")), set()
     for start, end in _line_bounds(text):
         line = text[start:end]
-        if "\f" in line or (line.strip() and any(p.match(line) for p in patterns)):
+        if "\f" in line or line.strip() in running or (line.strip() and any(p.match(line) for p in patterns)):
             masked[start:end] = " " * (end - start)
             furniture.add(start)
     return "".join(masked), frozenset(furniture)
@@ -215,7 +249,8 @@ def sentences(text: str, furniture: frozenset[int] = frozenset(), headings: Sequ
     heading_lines = {h.strip() for h in headings}
     units: list[_Unit] = []
     current: list[int] = []  # [start, end] of the open unit
-    state = {"heading": False, "blank": False, "page_break": False, "fence": False}
+    state = {"heading": False, "blank": False, "page_break": False, "fence": _starts_in_fence(text),
+             "equation": False}
 
     def close() -> None:
         if current:
@@ -226,9 +261,9 @@ def sentences(text: str, furniture: frozenset[int] = frozenset(), headings: Sequ
     for start, end in _line_bounds(text):
         line = text[start:end]
         stripped = line.strip()
-        if _FENCE.match(line):
+        if fence := _FENCE.match(line):
             close()
-            state["fence"] = not state["fence"]
+            state["fence"] = bool(fence.group(1).strip()) or not state["fence"]
             continue
         if state["fence"]:
             continue
@@ -252,8 +287,12 @@ def sentences(text: str, furniture: frozenset[int] = frozenset(), headings: Sequ
             state["heading"] = stripped in heading_lines or bool(_STRUCTURAL.match(stripped)) or _all_capitals(stripped)
         else:
             current[1] = end
-        if stripped.startswith("#"):
+        if stripped.endswith("=") and not state["equation"]:
+            state["equation"] = True  # the right-hand side is on the next line
+            continue
+        if stripped.startswith("#") or state["equation"]:
             close()
+            state["equation"] = False
         elif _is_equation(stripped) or stripped.endswith(_LEAD_IN) or _ends_sentence(text, end):
             close()
     close()
@@ -262,6 +301,14 @@ def sentences(text: str, furniture: frozenset[int] = frozenset(), headings: Sequ
     if units and text[units[0].body:units[0].body + 1].islower():
         units[0] = _cut(units[0])  # the chunk starts inside this sentence
     return units
+
+
+def _starts_in_fence(text: str) -> bool:
+    """Whether the chunk starts inside a code fence: its first fence is a bare closing one
+    (an opening fence may carry an info string, `~~~ math`) and the fences do not pair up
+    after it, or the next one opens."""
+    fences = [m.group(1).strip() for m in _FENCE_LINE.finditer(text)]
+    return bool(fences) and not fences[0] and (len(fences) % 2 == 1 or (len(fences) > 1 and bool(fences[1])))
 
 
 def _cut(unit: _Unit) -> _Unit:
@@ -274,7 +321,7 @@ def _all_capitals(line: str) -> bool:
 
 
 def _is_equation(line: str) -> bool:
-    return bool(_EQUATION.search(line)) and len(line.split()) <= _MAX_EQUATION_WORDS and not line.endswith(".")
+    return bool(_EQUATION.search(line)) and not line.endswith((".", ";", "!", "?"))
 
 
 def _split_sentences(text: str, start: int, end: int) -> list[_Unit]:
@@ -315,12 +362,20 @@ def read_rule(text: str, start: int, end: int, list_item: bool = False) -> _Read
     position = start
     if connective := found.connective.match(text, position, end):
         position = connective.end()
-    for reader in (_leading, _condition_after, _circumstance, _commencement):
-        if reading := reader(found, text, position, end):
-            return reading
+    if found.document_control.match(text, position, end):
+        return None  # a sentence about the document itself (its review, its revision) is document control
+    if reading := _leading(found, text, position, end):
+        return reading
+    after = _condition_after(found, text, position, end)
+    # An opening circumstance is the sentence's condition, unless the later condition belongs
+    # to a clause of its own (`…, dan laporan direvisi apabila …`).
+    if not (after and after.parts["consequence"][0] > position):
+        after = _circumstance(found, text, position, end) or after
+    if after or (after := _commencement(found, text, position, end)):
+        return after
     if list_item and (reading := _tier(found, text, position, end)):
         return reading
-    return _deadline(found, text, position, end) or _modal(found, text, position, end)
+    return _deadline(found, text, position, end) or _modal(found, text, position, end) or _computation(found, text, position, end)
 
 
 def _leading(found: _Cues, text: str, start: int, end: int) -> _Reading | None:
@@ -339,7 +394,7 @@ def _leading(found: _Cues, text: str, start: int, end: int) -> _Reading | None:
 
 
 def _condition_after(found: _Cues, text: str, start: int, end: int) -> _Reading | None:
-    modal = found.any_modal.search(text, start, end)
+    modal = _predicate_modal(found.any_modal, text, start, end)
     candidates = [(m, "proviso") for m in found.proviso.finditer(text, start + 1, end)]
     if modal:
         candidates += [(m, "condition_after") for m in found.condition_after.finditer(text, modal.end(), end)]
@@ -349,13 +404,15 @@ def _condition_after(found: _Cues, text: str, start: int, end: int) -> _Reading 
     clause_start = start
     for separator in found.separator.finditer(text, start, cue_match.start()):
         clause_start = separator.end()
-    return _reading(text, cue, condition=(cue_match.start(), end), consequence=(clause_start, cue_match.start()))
+    clause_end = text.find(";", cue_match.end(), end)
+    condition_end = end if clause_end == -1 else clause_end
+    return _reading(text, cue, condition=(cue_match.start(), condition_end), consequence=(clause_start, cue_match.start()))
 
 
 def _circumstance(found: _Cues, text: str, start: int, end: int) -> _Reading | None:
     if not found.circumstance.match(text, start, end) or found.reason.match(text, start, end):
         return None
-    modal = found.any_modal.search(text, start, end)
+    modal = _predicate_modal(found.licensing_modal, text, start, end)
     comma = modal and _closing_comma(found, text, start, modal.start())
     if not comma:
         return None
@@ -381,7 +438,7 @@ def _tier(found: _Cues, text: str, start: int, end: int) -> _Reading | None:
 
 def _deadline(found: _Cues, text: str, start: int, end: int) -> _Reading | None:
     deadline = found.deadline.search(text, start, end)
-    if not deadline or found.modal.search(text, start, end):
+    if not deadline or _predicate_modal(found.modal, text, start, end):
         return None
     predicate = _predicate(found, text, start, deadline.start()) or deadline.start()
     return _reading(text, "deadline", subject=(start, predicate), consequence=(predicate, end))
@@ -399,11 +456,32 @@ def _predicate(found: _Cues, text: str, start: int, end: int) -> int | None:
     return None
 
 
+def _predicate_modal(pattern: re.Pattern, text: str, start: int, end: int) -> re.Match | None:
+    """The first modal of the sentence's own predicate: one inside a relative clause
+    (`aturan yang harus diikuti`, `packets that MUST be …`) does not make the sentence a rule."""
+    for modal in pattern.finditer(text, start, end):
+        if not _cues().relative_pronoun.search(text, start, modal.start()):
+            return modal
+    return None
+
+
 def _modal(found: _Cues, text: str, start: int, end: int) -> _Reading | None:
-    modal = found.modal.search(text, start, end)
+    modal = _predicate_modal(found.modal, text, start, end)
     if not modal or modal.start() == start:
         return None
     return _reading(text, "modal", subject=(start, modal.start()), consequence=(modal.start(), end))
+
+
+def _computation(found: _Cues, text: str, start: int, end: int) -> _Reading | None:
+    """`X dihitung …`. A sentence that only names the quantity and introduces the equation
+    after it (`Production dihitung dengan rumus berikut:`) is the formula's lead-in, for the
+    formula branch; with a colon it is a rule only when its subject describes a case."""
+    verb = _predicate_modal(found.computation, text, start, end)
+    if not verb or verb.start() == start or found.embedded_question.search(text, start, verb.start()):
+        return None  # `It defines how parameters are calculated` describes, it does not compute
+    if text[:end].rstrip().endswith(_LEAD_IN) and len(text[start:verb.start()].split()) < _MIN_CASE_WORDS:
+        return None
+    return _reading(text, "computation", subject=(start, verb.start()), consequence=(verb.start(), end))
 
 
 def _closing_comma(found: _Cues, text: str, start: int, end: int) -> int | None:
@@ -447,7 +525,8 @@ def _reading(text: str, cue: str, **parts: Bounds) -> _Reading | None:
 
 def _take_in(text: str, end: int, following: Sequence[_Unit], parts: dict[str, Bounds]) -> tuple[int, dict[str, Bounds]]:
     """A sentence ending with a colon takes in the list items, or the one equation, after it:
-    the statement and the part that ends the sentence run to their end."""
+    the candidate and the part that ends the sentence run to their end (the statement stays
+    the sentence: each list item is a sentence of its own)."""
     if not text[:end].rstrip().endswith(_LEAD_IN):
         return end, parts
     last = end

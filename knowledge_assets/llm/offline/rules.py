@@ -4,12 +4,14 @@ A candidate with a `condition` part becomes a rule with its condition and conseq
 span running from the first of the two to the end of the other; one without (an obligation,
 prohibition or deadline whose subject is not a condition) becomes a rule stated as its whole
 sentence, condition and consequence left null: a subject is not a condition. The statement
-is the candidate's whole sentence.
+is the candidate's sentence (its `statement` part).
 
-`rule_type` keeps the contract's default, `calculation` (how a value is computed, set or
-sourced), unless the rule sits under an interpretation heading, or its consequence judges,
-escalates or reads a value (`flag`, `invalid`, `means that`, `menunjukkan`, `meninjau` …) and
-does not compute or set one (`set to`, `dihitung`, `formula` …): then `interpretation`.
+`rule_type` is `interpretation` under an interpretation heading. Otherwise a consequence that
+computes, sets, records or sources a value (`set to`, `dihitung`, `formula`, `dicatat` …) is
+`calculation`; one that judges, escalates or reads a value (`flag`, `invalid`, `means that`,
+`menunjukkan`, `meninjau` …), or that says what to do when the condition compares a value with
+a number (`If MTBF falls below 50 hours, …`), is `interpretation`; the rest keep the contract's
+default, `calculation`.
 """
 
 from __future__ import annotations
@@ -44,14 +46,16 @@ def answer_rules(request: RuleRequest) -> RuleResponse:
 
 def _rule(chunk: SourceChunk, candidate: Candidate) -> RuleFound:
     condition, consequence = candidate.part("condition"), candidate.part("consequence")
+    statement = candidate.part("statement")
+    statement_text = statement.text if statement else candidate.text
     if condition is None or consequence is None:
         condition = consequence = None
-        span = candidate.text
+        span = statement_text
     else:
         span = chunk.text[min(condition.start, consequence.start):max(condition.end, consequence.end)]
     return RuleFound(
-        rule_type=_rule_type(chunk, consequence.text if consequence else candidate.text),
-        statement=candidate.text,
+        rule_type=_rule_type(chunk, condition.text if condition else None, consequence.text if consequence else statement_text),
+        statement=statement_text,
         condition=condition.text if condition else None,
         consequence=consequence.text if consequence else None,
         span=span,
@@ -59,10 +63,18 @@ def _rule(chunk: SourceChunk, candidate: Candidate) -> RuleFound:
     )
 
 
-def _rule_type(chunk: SourceChunk, consequence: str) -> str:
+def _rule_type(chunk: SourceChunk, condition: str | None, consequence: str) -> str:
     heading = chunk.heading_path[-1] if chunk.heading_path else ""
     if _INTERPRETATION_HEADING.search(heading):
         return "interpretation"
-    if _type_cues("interpretation").search(consequence) and not _type_cues("calculation").search(consequence):
+    if _type_cues("calculation").search(consequence):
+        return "calculation"
+    if _type_cues("interpretation").search(consequence) or (condition and _meets_a_threshold(condition)):
         return "interpretation"
     return "calculation"
+
+
+def _meets_a_threshold(condition: str) -> bool:
+    """`If MTBF falls below 50 hours`, `Jika MF kurang dari 0,9`: the condition compares a value
+    with a number, so the consequence says what to do when the value meets it."""
+    return bool(_type_cues("comparison").search(condition) and re.search(r"\d", condition))

@@ -514,13 +514,17 @@ def _reading(text: str, cue: str, **parts: Bounds) -> _Reading | None:
     it (`; dan`), and a condition's closing comma; none when a part is empty."""
     trimmed = {}
     for role, (start, end) in parts.items():
-        start, end = _trim(text, start, end)
-        tail = re.search(r"(?:[;,]\s*(?:dan|atau|and|or))?[.;,]?\s*$", text[start:end])
-        start, end = _trim(text, start, start + tail.start())
+        start, end = _part_bounds(text, start, end)
         if start >= end or not re.search(r"\w", text[start:end]):
             return None
         trimmed[role] = (start, end)
     return _Reading(cue, trimmed)
+
+
+def _part_bounds(text: str, start: int, end: int) -> Bounds:
+    start, end = _trim(text, start, end)
+    tail = re.search(r"(?:[;,]\s*(?:dan|atau|and|or))?[.;,]?\s*$", text[start:end])
+    return _trim(text, start, start + tail.start())
 
 
 def _take_in(text: str, end: int, following: Sequence[_Unit], parts: dict[str, Bounds]) -> tuple[int, dict[str, Bounds]]:
@@ -539,4 +543,4 @@ def _take_in(text: str, end: int, following: Sequence[_Unit], parts: dict[str, B
     if last == end:
         return end, parts
     closing = max(parts, key=lambda role: parts[role][1])
-    return last, {**parts, closing: (parts[closing][0], last)}
+    return last, {**parts, closing: _part_bounds(text, parts[closing][0], last)}

@@ -59,9 +59,11 @@ _MAX_ITEM_WORDS = 3  # an enumeration item between two commas is this short
 _MAX_AMOUNT_WORDS = 6
 _RUNNING_MIN_CHUNKS = 3
 _MIN_CASE_WORDS = 6
+_QUOTES = "\"'“‘`"
 # `(1)`, `(l)` and `(21` (OCR of `(2)`), `a.`, `a)`, `(a)`, `1.`, `1)`, `3.2.4.`, `-`, `*`, `•`
 _AYAT = re.compile(r"\(\s*[0-9lIO]{1,3}\s*\)|\([0-9lIO][1lI]")
-_LABEL = re.compile(r"(?:" + _AYAT.pattern + r"|\(?[a-zA-Z]\)|[a-zA-Z]\.|[IVX]+\.|\d+(?:\.\d+)*[.)]|[-*•])(?=\s|$)")
+_LABEL = re.compile(r"(?:" + _AYAT.pattern + r"|\(?[a-zA-Z]\)|[a-zA-Z]\.|[IVX]+\.|\d+(?:\.\d+)*[.)]|[-*•])(?=\s|$)"
+                    r"|\d+(?:\.\d+)+\.(?=[A-Z])")  # `6.6.1.Apabila`: a clause number glued to its text
 _STRUCTURAL = re.compile(r"(?:Pasal\s+\d+\w*|BAB\s+[IVXLC]+|Bagian\s+\w+|Paragraf\s+\d+|#+\s.*)\s*$")
 _FENCE = re.compile(r"\s*(?:```|~~~)(.*)")
 _FENCE_LINE = re.compile(r"^\s*(?:```|~~~)(.*)$", re.MULTILINE)
@@ -89,12 +91,14 @@ class _Cues:
     then: re.Pattern
     condition_after: re.Pattern
     proviso: re.Pattern
+    conjunction: re.Pattern
     circumstance: re.Pattern
     reason: re.Pattern
     modal: re.Pattern
     licensing_modal: re.Pattern
     any_modal: re.Pattern
     relative_pronoun: re.Pattern
+    subordinate: re.Pattern
     embedded_question: re.Pattern
     document_control: re.Pattern
     deadline: re.Pattern
@@ -124,12 +128,15 @@ def _cues() -> _Cues:
         then=pattern("then"),
         condition_after=pattern("condition_after"),
         proviso=pattern("proviso"),
+        conjunction=pattern("conditional_conjunction"),
         circumstance=pattern("circumstance"),
         reason=pattern("reason"),
         modal=pattern("modal"),
         licensing_modal=pattern("modal", "permission"),
         any_modal=pattern("modal", "permission", "modal_weak"),
         relative_pronoun=re.compile(_alternation(words.get("relative_pronouns", ())) + r"\s*$"),
+        subordinate=re.compile(_alternation([*words.get("relative_pronouns", ()), *words.get("subordinators", ())])
+                               + r"\s*,?\s*$"),
         document_control=pattern("document_control"),
         embedded_question=pattern("embedded_question"),
         deadline=pattern("deadline"),
@@ -396,8 +403,12 @@ def _leading(found: _Cues, text: str, start: int, end: int) -> _Reading | None:
 def _condition_after(found: _Cues, text: str, start: int, end: int) -> _Reading | None:
     modal = _predicate_modal(found.any_modal, text, start, end)
     candidates = [(m, "proviso") for m in found.proviso.finditer(text, start + 1, end)]
+    candidates += [(m, "condition_after") for m in found.conjunction.finditer(text, start + 1, end)]
     if modal:
         candidates += [(m, "condition_after") for m in found.condition_after.finditer(text, modal.end(), end)]
+    # `radionuklida yang apabila masuk …`, `sehingga apabila …`: a condition inside a
+    # subordinate clause belongs to that clause, not to the sentence.
+    candidates = [(m, cue) for m, cue in candidates if not found.subordinate.search(text, start, m.start())]
     if not candidates:
         return None
     cue_match, cue = min(candidates, key=lambda item: item[0].start())
@@ -458,9 +469,11 @@ def _predicate(found: _Cues, text: str, start: int, end: int) -> int | None:
 
 def _predicate_modal(pattern: re.Pattern, text: str, start: int, end: int) -> re.Match | None:
     """The first modal of the sentence's own predicate: one inside a relative clause
-    (`aturan yang harus diikuti`, `packets that MUST be …`) does not make the sentence a rule."""
+    (`aturan yang harus diikuti`, `packets that MUST be …`) does not make the sentence a rule,
+    nor does a quoted keyword (`the key words "MUST" …` mention it, they do not use it)."""
     for modal in pattern.finditer(text, start, end):
-        if not _cues().relative_pronoun.search(text, start, modal.start()):
+        quoted = text[modal.start() - 1:modal.start()] in _QUOTES
+        if not quoted and not _cues().relative_pronoun.search(text, start, modal.start()):
             return modal
     return None
 

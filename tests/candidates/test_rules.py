@@ -100,6 +100,16 @@ def test_indonesian_condition_after_a_modal_and_its_own_clause():
     assert parts(rule)["condition"] == "apabila auditor menyetujuinya"
 
 
+def test_an_indonesian_conditional_conjunction_needs_no_modal_but_not_inside_a_subordinate_clause():
+    rule = only_rule("Izin dicabut apabila pemegang izin melanggar ketentuan.")
+    assert parts(rule)["consequence"] == "Izin dicabut" and parts(rule)["condition"].startswith("apabila pemegang")
+    assert rules_in("Zat ini adalah bahan yang apabila terhirup menimbulkan iritasi.") == []
+
+
+def test_quoted_keywords_are_mentioned_not_used():
+    assert rules_in('The words "MUST" and "SHOULD" are to be read as in BCP 14 when they appear in capitals.') == []
+
+
 def test_a_lowercase_if_without_a_modal_is_not_a_rule():
     assert rules_in("The daemon logs a line if the disk is slow.") == []
 

@@ -23,6 +23,9 @@ of the same chunk. Its cue names the convention that cut it:
   is the condition, `X mulai berlaku` the consequence.
 - `tier`: an item of a tiered schedule (`a. 1% (satu persen) untuk keterlambatan …;`): the
   case is the condition, the amount the consequence.
+- `anaphora`: `If A, then B. In this case, X MUST …`: the requirement after an anaphoric
+  circumstance takes the condition of the conditional sentence before it (the candidate then
+  spans both sentences).
 - `deadline`: `X disampaikan paling lambat …`; `modal`: an obligation or prohibition (BCP 14
   keywords in capitals, RFC 8174; `wajib`, `harus`, `dilarang`, `tidak boleh`); and
   `computation`: how a value is computed (`X dihitung …`, `X is calculated …`).
@@ -108,6 +111,7 @@ class _Cues:
     amount: re.Pattern
     continues: re.Pattern
     connective: re.Pattern
+    anaphora: re.Pattern
     separator: re.Pattern
     abbreviations: frozenset[str]
     furniture: tuple[re.Pattern, ...]
@@ -145,7 +149,8 @@ def _cues() -> _Cues:
         tier=pattern("tier"),
         amount=re.compile("|".join(re.escape(w) for w in words.get("amount", ())) or "(?!)", re.IGNORECASE),
         continues=pattern("continues_condition"),
-        connective=re.compile(_alternation(words.get("connectives", ())) + r"\s*,?\s*"),
+        connective=re.compile(_alternation([*words.get("connectives", ()), *words.get("anaphora", ())]) + r"\s*,?\s*"),
+        anaphora=re.compile(_alternation(words.get("anaphora", ())) + r"\s*,"),
         separator=re.compile("|".join(re.escape(s) + r"(?=\s)" for s in words.get("clause_separators", ())) or "(?!)"),
         abbreviations=frozenset(w.casefold() for w in words.get("abbreviations", ())),
         furniture=tuple(re.compile(p) for p in words.get("page_furniture", ())),
@@ -178,15 +183,17 @@ def find_rules(chunks: Sequence[SourceChunk]) -> list[Candidate]:
     for chunk in chunks:
         masked, furniture = mask_furniture(chunk.text, running)
         units = sentences(masked, furniture, chunk.heading_path)
+        previous: _Reading | None = None
         for index, unit in enumerate(units):
-            if not unit.whole:
-                continue
-            reading = read_rule(masked, unit.body, unit.end, unit.list_item)
+            reading = (_anaphora(masked, unit, previous) or read_rule(masked, unit.body, unit.end, unit.list_item)
+                       if unit.whole else None)
+            previous = reading
             if reading is None:
                 continue
             end, parts = _take_in(masked, unit.end, units[index + 1:], reading.parts)
             parts["statement"] = (unit.body, unit.end)
-            found.append(span("rule", chunk.chunk_id, chunk.text, unit.body, end, reading.cue, parts))
+            start = min(unit.body, *(s for s, _ in parts.values()))
+            found.append(span("rule", chunk.chunk_id, chunk.text, start, end, reading.cue, parts))
     return found
 
 
@@ -361,6 +368,17 @@ def _trim(text: str, start: int, end: int) -> Bounds:
 
 # ---------------------------------------------------------------------------------------------
 # Reading one sentence
+
+
+def _anaphora(text: str, unit: _Unit, previous: _Reading | None) -> _Reading | None:
+    """`If A, then B. In this case, X MUST …`: a requirement opened by an anaphoric
+    circumstance (`In this case`, `Dalam hal demikian`) has the condition of the conditional
+    sentence just before it; the whole requirement sentence is the consequence."""
+    if previous is None or "condition" not in previous.parts:
+        return None
+    if not _cues().anaphora.match(text, unit.body, unit.end):
+        return None
+    return _reading(text, "anaphora", condition=previous.parts["condition"], consequence=(unit.body, unit.end))
 
 
 def read_rule(text: str, start: int, end: int, list_item: bool = False) -> _Reading | None:

@@ -157,6 +157,20 @@ def test_tiered_schedule_items():
     assert parts(tiers[0])["condition"] == "untuk keterlambatan sampai dengan 5 (lima) hari"
 
 
+def test_an_anaphoric_circumstance_takes_the_condition_of_the_sentence_before():
+    text = "If the peer is idle, then the link is dormant. In this case, the node SHOULD send a keepalive."
+    rule = next(c for c in rules_in(text) if c.cue == "anaphora")
+    assert parts(rule)["condition"] == "If the peer is idle"
+    assert parts(rule)["consequence"] == "In this case, the node SHOULD send a keepalive"
+    assert parts(rule)["statement"] == "In this case, the node SHOULD send a keepalive."
+    assert rule.text == text
+
+
+def test_an_anaphoric_circumstance_after_a_plain_sentence_is_a_connective():
+    rule = only_rule("The link is dormant. In this case, the node SHOULD send a keepalive.")
+    assert rule.cue == "modal" and parts(rule)["subject"] == "the node"
+
+
 def test_commencement_clause():
     rule = only_rule("Peraturan Bupati ini mulai berlaku setelah 7 (tujuh) hari terhitung sejak diundangkan.")
     assert rule.cue == "commencement"

@@ -12,8 +12,10 @@ of the same chunk. Its cue names the convention that cut it:
   enumeration (`warna, pH, dan suhu`) or a decimal comma does not close it.
 - `dalam_hal`: Indonesian statutory `Dalam hal …, (maka) …`, cut the same way.
 - `condition_after`: the requirement first and its condition after (`X MUST … if/when/unless
-  …`, `X dapat dibebaskan … apabila …`), licensed by a modal verb before the conditional
-  word. The consequence is the clause the condition attaches to (after `, and` / `, dan`).
+  …`), licensed by a modal verb before the English conditional word; an Indonesian
+  conditional conjunction needs none (`Izin dicabut apabila …`), unless it opens a relative or
+  subordinate clause (`bahan yang apabila terhirup …`). The consequence is the clause the
+  condition attaches to (after `, and` / `, dan`); the condition ends at a semicolon.
 - `proviso`: `… dengan syarat: …`, `… sepanjang tidak …`, `provided that …`: a condition
   after its consequence that needs no modal.
 - `circumstance`: a requirement (with a modal) opened by a prepositional or purpose phrase

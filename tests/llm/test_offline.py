@@ -147,6 +147,14 @@ def test_a_conditional_rule_spans_its_condition_and_consequence():
     assert rule.statement == "The gateway MUST close the session when the token expires."
 
 
+def test_a_borrowed_condition_stays_out_of_the_span_so_both_rules_keep_their_own_id():
+    rules = own_rules("If the peer is idle, then the link is dormant. In this case, the node SHOULD send a keepalive.")
+    anaphoric = next(r for r in rules if r.statement.startswith("In this case"))
+    assert anaphoric.condition == "If the peer is idle"
+    assert anaphoric.span == "In this case, the node SHOULD send a keepalive"
+    assert len({r.span[:10] for r in rules}) == len(rules) == 2
+
+
 @pytest.mark.parametrize(("sentence", "rule_type"), [
     ("If the error rate exceeds 5% in a day, the line supervisor reviews the shift log.", "interpretation"),
     ("Jika suhu lebih dari 40 derajat, maka operator menghentikan mesin.", "interpretation"),

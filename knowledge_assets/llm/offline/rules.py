@@ -1,7 +1,8 @@
 """Offline rules: selected among the request's rule candidates (`candidates.rules`).
 
 A candidate with a `condition` part becomes a rule with its condition and consequence, its
-span running from the first of the two to the end of the other; one without (an obligation,
+span running from the first of the two (within the rule's own sentence) to the end of the
+other; one without (an obligation,
 prohibition or deadline whose subject is not a condition) becomes a rule stated as its whole
 sentence, condition and consequence left null: a subject is not a condition. The statement
 is the candidate's sentence (its `statement` part).
@@ -52,7 +53,11 @@ def _rule(chunk: SourceChunk, candidate: Candidate) -> RuleFound:
         condition = consequence = None
         span = statement_text
     else:
-        span = chunk.text[min(condition.start, consequence.start):max(condition.end, consequence.end)]
+        # A condition borrowed from the sentence before (`… In this case, X MUST …`) stays
+        # out of the span: the rule is where its own sentence is (and its id with it).
+        start = min(condition.start, consequence.start)
+        start = max(start, statement.start) if statement else start
+        span = chunk.text[start:max(condition.end, consequence.end)]
     return RuleFound(
         rule_type=_rule_type(chunk, condition.text if condition else None, consequence.text if consequence else statement_text),
         statement=statement_text,

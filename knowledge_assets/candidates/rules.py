@@ -97,6 +97,7 @@ class _Cues:
     condition_after: re.Pattern
     proviso: re.Pattern
     conjunction: re.Pattern
+    not_condition: re.Pattern
     circumstance: re.Pattern
     reason: re.Pattern
     modal: re.Pattern
@@ -135,6 +136,7 @@ def _cues() -> _Cues:
         condition_after=pattern("condition_after"),
         proviso=pattern("proviso"),
         conjunction=pattern("conditional_conjunction"),
+        not_condition=pattern("not_conditions"),
         circumstance=pattern("circumstance"),
         reason=pattern("reason"),
         modal=pattern("modal"),
@@ -428,7 +430,8 @@ def _condition_after(found: _Cues, text: str, start: int, end: int) -> _Reading 
         candidates += [(m, "condition_after") for m in found.condition_after.finditer(text, modal.end(), end)]
     # `radionuklida yang apabila masuk …`, `sehingga apabila …`: a condition inside a
     # subordinate clause belongs to that clause, not to the sentence.
-    candidates = [(m, cue) for m, cue in candidates if not found.subordinate.search(text, start, m.start())]
+    candidates = [(m, cue) for m, cue in candidates if not found.subordinate.search(text, start, m.start())
+                  and not found.not_condition.match(text, m.start(), end)]
     if not candidates:
         return None
     cue_match, cue = min(candidates, key=lambda item: item[0].start())

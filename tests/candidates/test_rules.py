@@ -106,6 +106,13 @@ def test_an_indonesian_conditional_conjunction_needs_no_modal_but_not_inside_a_s
     assert rules_in("Zat ini adalah bahan yang apabila terhirup menimbulkan iritasi.") == []
 
 
+def test_dalam_hal_after_the_consequence_but_not_dalam_hal_ini():
+    rule = only_rule("Pembayaran ditunda dalam hal tagihan belum diverifikasi.")
+    assert parts(rule)["consequence"] == "Pembayaran ditunda"
+    assert parts(rule)["condition"] == "dalam hal tagihan belum diverifikasi"
+    assert rules_in("Pemilik, dalam hal ini pengelola gedung, memasang papan nama.") == []
+
+
 def test_quoted_keywords_are_mentioned_not_used():
     assert rules_in('The words "MUST" and "SHOULD" are to be read as in BCP 14 when they appear in capitals.') == []
 

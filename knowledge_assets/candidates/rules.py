@@ -10,7 +10,9 @@ of the same chunk. Its cue names the convention that cut it:
   `maka`/`then` when the sentence has one, else to the comma that closes the clause: a comma
   followed by a connective (`or`, `regardless`, `atau`, `yang` …), an item of an
   enumeration (`warna, pH, dan suhu`) or a decimal comma does not close it.
-- `dalam_hal`: Indonesian statutory `Dalam hal …, (maka) …`, cut the same way.
+- `dalam_hal`: Indonesian statutory `Dalam hal …, (maka) …`, cut the same way. Either opening
+  may end in a colon and list its conditions as items (`Dalam hal:\na. …; atau\nb. …,\nMenteri
+  …`): the consequence follows the last item.
 - `condition_after`: the requirement first and its condition after (`X MUST … if/when/unless
   …`), licensed by a modal verb before the English conditional word; an Indonesian
   conditional conjunction needs none (`Izin dicabut apabila …`), unless it opens a relative or
@@ -191,11 +193,14 @@ def find_rules(chunks: Sequence[SourceChunk]) -> list[Candidate]:
         for index, unit in enumerate(units):
             reading = (_anaphora(masked, unit, previous) or read_rule(masked, unit.body, unit.end, unit.list_item)
                        if unit.whole else None)
+            statement_end = unit.end
+            if reading is None and unit.whole and (listed := _listed_condition(masked, unit, units[index + 1:])):
+                reading, statement_end = listed
             previous = reading
             if reading is None:
                 continue
-            end, parts = _take_in(masked, unit.end, units[index + 1:], reading.parts)
-            parts["statement"] = (unit.body, unit.end)
+            end, parts = _take_in(masked, statement_end, units[index + 1:], reading.parts)
+            parts["statement"] = (unit.body, statement_end)
             start = min(unit.body, *(s for s, _ in parts.values()))
             found.append(span("rule", chunk.chunk_id, chunk.text, start, end, reading.cue, parts))
     return found
@@ -383,6 +388,42 @@ def _anaphora(text: str, unit: _Unit, previous: _Reading | None) -> _Reading | N
     if not _cues().anaphora.match(text, unit.body, unit.end):
         return None
     return _reading(text, "anaphora", condition=previous.parts["condition"], consequence=(unit.body, unit.end))
+
+
+def _listed_condition(text: str, unit: _Unit, following: Sequence[_Unit]) -> tuple[_Reading, int] | None:
+    """A conditional opening that ends in a colon and a list. Bare (`Dalam hal:\na. …; atau\nb. …,
+    \nMenteri menunda …`), it lists its conditions as items and the consequence follows the
+    last item, after its `maka`/`then` or its closing comma, or as the sentence after the list.
+    With a clause (`If the queue is full:\n- drop …\n- log …`), the clause is the condition and
+    the items are the consequence. The statement runs to the end of the consequence."""
+    found = _cues()
+    opening = found.dalam_hal.match(text, unit.body, unit.end) or found.conditional.match(text, unit.body, unit.end)
+    colon = text.rfind(_LEAD_IN, unit.body, unit.end)
+    if not opening or not text[:unit.end].rstrip().endswith(_LEAD_IN):
+        return None
+    items = []
+    for item in following:
+        if not item.list_item or item.end - unit.end > _MAX_TAKEN_IN:
+            break
+        items.append(item)
+    if not items:
+        return None
+    last = items[-1]
+    cue = "dalam_hal" if found.dalam_hal.match(text, unit.body, unit.end) else "conditional"
+    if text[opening.end():colon].strip():
+        return _bounded(_reading(text, cue, condition=(unit.body, colon), consequence=(items[0].start, last.end)))
+    if then := found.then.search(text, last.body, last.end):
+        return _bounded(_reading(text, cue, condition=(unit.body, then.start()), consequence=(then.start(), last.end)))
+    if (comma := _closing_comma(found, text, last.body, last.end)) is not None:
+        return _bounded(_reading(text, cue, condition=(unit.body, comma), consequence=(comma + 1, last.end)))
+    after = following[len(items)] if len(following) > len(items) else None
+    if after is None or not after.whole or not text[:last.end].rstrip().endswith((",", ";")):
+        return None
+    return _bounded(_reading(text, cue, condition=(unit.body, last.end), consequence=(after.body, after.end)))
+
+
+def _bounded(reading: _Reading | None) -> tuple[_Reading, int] | None:
+    return (reading, reading.parts["consequence"][1]) if reading else None
 
 
 def read_rule(text: str, start: int, end: int, list_item: bool = False) -> _Reading | None:

@@ -155,6 +155,25 @@ def test_condition_introducing_a_list_of_consequences():
     assert parts(rule)["consequence"].endswith("memasang tanda bahaya")
 
 
+@pytest.mark.parametrize(("after_list", "consequence"), [
+    ("b. data belum diverifikasi,\nKepala Dinas menunda pencairan.\n", "Kepala Dinas menunda pencairan"),
+    ("b. data belum diverifikasi, maka Kepala Dinas menunda pencairan.\n", "maka Kepala Dinas menunda pencairan"),
+])
+def test_a_conditional_opening_may_list_its_conditions(after_list, consequence):
+    text = "Dalam hal:\na. laporan belum diterima; atau\n" + after_list
+    rule = next(c for c in rules_in(text) if c.cue == "dalam_hal")
+    assert parts(rule)["condition"].startswith("Dalam hal:\na. laporan belum diterima; atau\nb. data belum")
+    assert parts(rule)["consequence"] == consequence
+    assert parts(rule)["statement"].endswith("menunda pencairan")
+
+
+def test_a_conditional_clause_ending_in_a_colon_lists_its_consequences():
+    text = "If the queue is full:\n- drop the newest frame;\n- log the drop.\n\nOther text.\n"
+    rule = next(c for c in rules_in(text) if c.cue == "conditional")
+    assert parts(rule)["condition"] == "If the queue is full"
+    assert parts(rule)["consequence"] == "- drop the newest frame;\n- log the drop"
+
+
 def test_tiered_schedule_items():
     text = ("Denda ditetapkan sebagai berikut:\n"
             "a. 2% (dua persen) untuk keterlambatan sampai dengan 5 (lima) hari;\n"

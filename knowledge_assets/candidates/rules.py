@@ -50,7 +50,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 
 from knowledge_assets.candidates.model import Candidate, span
@@ -72,8 +72,7 @@ _AYAT = re.compile(r"\(\s*[0-9lIO]{1,3}\s*\)|\([0-9lIO][1lI]")
 _LABEL = re.compile(r"(?:" + _AYAT.pattern + r"|\(?[a-zA-Z]\)|[a-zA-Z]\.|[IVX]+\.|\d+(?:\.\d+)*[.)]|[-*•])(?=\s|$)"
                     r"|\d+(?:\.\d+)+\.(?=[A-Z])")  # `6.6.1.Apabila`: a clause number glued to its text
 _STRUCTURAL = re.compile(r"(?:Pasal\s+\d+\w*|BAB\s+[IVXLC]+|Bagian\s+\w+|Paragraf\s+\d+|#+\s.*)\s*$")
-_FENCE = re.compile(r"\s*(?:```|~~~)(.*)")
-_FENCE_LINE = re.compile(r"^\s*(?:```|~~~)(.*)$", re.MULTILINE)
+_FENCE = re.compile(r"^\s*(?:```|~~~)(.*)$", re.MULTILINE)
 _ATTRIBUTES = re.compile(r"\s*\{:.*\}\s*$")  # a kramdown attribute line
 _EQUATION = re.compile(r"[^=<>!\s]\s*=\s*[^=\s]")
 _SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9(\"'*\[“])")
@@ -320,9 +319,9 @@ def sentences(text: str, furniture: frozenset[int] = frozenset(), headings: Sequ
             close()
     close()
     if units and not _ends_sentence(text, units[-1].end):
-        units[-1] = _cut(units[-1])  # the chunk ends inside this sentence
+        units[-1] = replace(units[-1], whole=False)  # the chunk ends inside this sentence
     if units and text[units[0].body:units[0].body + 1].islower():
-        units[0] = _cut(units[0])  # the chunk starts inside this sentence
+        units[0] = replace(units[0], whole=False)  # the chunk starts inside this sentence
     return units
 
 
@@ -330,12 +329,8 @@ def _starts_in_fence(text: str) -> bool:
     """Whether the chunk starts inside a code fence: its first fence is a bare closing one
     (an opening fence may carry an info string, `~~~ math`) and the fences do not pair up
     after it, or the next one opens."""
-    fences = [m.group(1).strip() for m in _FENCE_LINE.finditer(text)]
+    fences = [m.group(1).strip() for m in _FENCE.finditer(text)]
     return bool(fences) and not fences[0] and (len(fences) % 2 == 1 or (len(fences) > 1 and bool(fences[1])))
-
-
-def _cut(unit: _Unit) -> _Unit:
-    return _Unit(unit.start, unit.body, unit.end, unit.list_item, unit.equation, whole=False)
 
 
 def _all_capitals(line: str) -> bool:

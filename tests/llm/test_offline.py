@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from knowledge_assets.candidates.domain import find_domain
+from knowledge_assets.candidates.rules import find_rules
 from knowledge_assets.llm.extractor import Extractor
 from knowledge_assets.llm.offline import OfflineBackend
 from knowledge_assets.llm.offline.text import abbreviation_pairs
@@ -40,6 +41,11 @@ def glossary_by_term(chunks):
     request = GlossaryRequest(clusters=heading_clusters(chunks))
     response = offline.answer(request).answer
     return {entry.term: entry for entry in response.terms}
+
+
+def rule_request(chunks: list[SourceChunk]) -> RuleRequest:
+    """A rule request as the stage builds it: the chunks with the rule candidates found in them."""
+    return RuleRequest(chunks=chunks, candidates=find_rules(chunks))
 
 
 def outline(chunks: list[SourceChunk]) -> list[str]:
@@ -104,7 +110,7 @@ def test_a_formula_continued_over_a_line_break_is_one_formula(pdf_chunks):
 
 
 def test_splits_the_joint_survey_rule(pdf_chunks):
-    rules = offline.answer(RuleRequest(chunks=pdf_chunks)).answer.rules
+    rules = offline.answer(rule_request(pdf_chunks)).answer.rules
     rule = next(r for r in rules if "joint\nsurvey belum tersedia" in r.span)
     assert rule.condition == "Apabila data joint\nsurvey belum tersedia"
     assert rule.consequence == "maka digunakan data produksi berdasarkan truck count sebagai dasar\nperhitungan"
@@ -112,7 +118,7 @@ def test_splits_the_joint_survey_rule(pdf_chunks):
 
 
 def test_english_rules_keep_an_or_inside_the_condition(markdown_chunks):
-    rules = offline.answer(RuleRequest(chunks=markdown_chunks)).answer.rules
+    rules = offline.answer(rule_request(markdown_chunks)).answer.rules
     backlog = next(r for r in rules if "Backlog Ratio" in r.span)
     assert backlog.condition == "If the Backlog Ratio is greater than 2 weeks, or if any P1 backlog item is older than 3 days"
     assert backlog.consequence == "the backlog is escalated to the Site Manager"
@@ -120,7 +126,7 @@ def test_english_rules_keep_an_or_inside_the_condition(markdown_chunks):
 
 
 def test_rules_cut_by_the_chunk_end_are_not_returned(pdf_chunks):
-    rules = offline.answer(RuleRequest(chunks=pdf_chunks)).answer.rules
+    rules = offline.answer(rule_request(pdf_chunks)).answer.rules
     assert not any("Halaman" in r.span for r in rules)
 
 
@@ -128,6 +134,48 @@ def domain_request(chunks: list[SourceChunk], leading: int | None = None) -> Dom
     """The document's outline, its first `leading` chunks and their candidates."""
     shown = chunks[:leading]
     return DomainContextRequest(outline=outline(chunks), chunks=shown, candidates=find_domain(shown))
+
+
+def own_rules(text: str, heading: str = "Aturan"):
+    chunks = [SourceChunk(chunk_id="D::0001", text=text, heading_path=[heading])]
+    return offline.answer(rule_request(chunks)).answer.rules
+
+
+def test_a_requirement_without_a_conditional_clause_is_stated_whole():
+    rule = own_rules("Setiap tamu wajib mengisi buku register.")[0]
+    assert rule.statement == rule.span == "Setiap tamu wajib mengisi buku register."
+    assert rule.condition is None and rule.consequence is None
+
+
+def test_a_conditional_rule_spans_its_condition_and_consequence():
+    rule = own_rules("The gateway MUST close the session when the token expires.")[0]
+    assert rule.consequence == "The gateway MUST close the session" and rule.condition == "when the token expires"
+    assert rule.span == "The gateway MUST close the session when the token expires"
+    assert rule.statement == "The gateway MUST close the session when the token expires."
+
+
+def test_a_borrowed_condition_stays_out_of_the_span_so_both_rules_keep_their_own_id():
+    rules = own_rules("If the peer is idle, then the link is dormant. In this case, the node SHOULD send a keepalive.")
+    anaphoric = next(r for r in rules if r.statement.startswith("In this case"))
+    assert anaphoric.condition == "If the peer is idle"
+    assert anaphoric.span == "In this case, the node SHOULD send a keepalive"
+    assert len({r.span[:10] for r in rules}) == len(rules) == 2
+
+
+@pytest.mark.parametrize(("sentence", "rule_type"), [
+    ("If the error rate exceeds 5% in a day, the line supervisor reviews the shift log.", "interpretation"),
+    ("Jika suhu lebih dari 40 derajat, maka operator menghentikan mesin.", "interpretation"),
+    ("If the error rate exceeds 5% in a day, the rate is recorded as a fault.", "calculation"),
+    ("On entering idle mode, a client MUST set the window to its initial value.", "calculation"),
+    ("If the two digests differ, the message is invalid.", "interpretation"),
+])
+def test_rule_type_computing_first_then_judging_or_acting_on_a_threshold(sentence, rule_type):
+    assert own_rules(sentence)[0].rule_type == rule_type
+
+
+def test_offline_rules_are_selected_among_the_candidates_only():
+    chunks = [SourceChunk(chunk_id="D::0001", text="Jika data kosong, maka gunakan plan.")]
+    assert offline.answer(RuleRequest(chunks=chunks)).answer.rules == []
 
 
 def test_locates_title_purpose_and_key_parameters(pdf_chunks):
@@ -169,7 +217,7 @@ def test_every_offline_string_is_a_substring_of_its_input(document, request):
     requests = [
         GlossaryRequest(clusters=heading_clusters(chunks)),
         FormulaRequest(chunks=chunks),
-        RuleRequest(chunks=chunks),
+        rule_request(chunks),
         domain_request(chunks, 4),
     ]
     checked = 0
@@ -185,7 +233,7 @@ def test_every_offline_string_is_a_substring_of_its_input(document, request):
 def test_spans_are_found_in_the_chunk_they_name(pdf_chunks):
     text_of = {c.chunk_id: c.text for c in pdf_chunks}
     answers = [offline.answer(FormulaRequest(chunks=pdf_chunks)).answer.formulas,
-               offline.answer(RuleRequest(chunks=pdf_chunks)).answer.rules]
+               offline.answer(rule_request(pdf_chunks)).answer.rules]
     assert all(item.span in text_of[item.chunk_id] for items in answers for item in items)
 
 

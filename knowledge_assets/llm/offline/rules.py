@@ -1,78 +1,85 @@
-"""Offline rules: conditional sentences, split into condition and consequence.
+"""Offline rules: selected among the request's rule candidates (`candidates.rules`).
 
-Indonesian `Apabila/Jika/Bila … maka …` splits at `maka`; English `If/When …, …` splits at
-the comma that ends the condition (a comma followed by `or`/`and` still belongs to it). The
-span runs from the condition word to the end of the consequence, the statement is the whole
-sentence. `rule_type` is `interpretation` under an interpretation heading or when the
-consequence is a judgement or an escalation, else `calculation` (what a standard mostly holds).
+A candidate with a `condition` part becomes a rule with its condition and consequence, its
+span running from the first of the two (within the rule's own sentence) to the end of the
+other; one without (an obligation,
+prohibition or deadline whose subject is not a condition) becomes a rule stated as its whole
+sentence, condition and consequence left null: a subject is not a condition. The statement
+is the candidate's sentence (its `statement` part).
+
+`rule_type` is `interpretation` under an interpretation heading. Otherwise a consequence that
+computes, sets, records or sources a value (`set to`, `dihitung`, `formula`, `dicatat` …) is
+`calculation`; one that judges, escalates or reads a value (`flag`, `invalid`, `means that`,
+`menunjukkan`, `meninjau` …), or that says what to do when the condition compares a value with
+a number (`If MTBF falls below 50 hours, …`), is `interpretation`; the rest keep the contract's
+default, `calculation`.
 """
 
 from __future__ import annotations
 
 import re
+from functools import cache
 
-from knowledge_assets.llm.offline.text import sentences
+from knowledge_assets.candidates.model import Candidate
+from knowledge_assets.candidates.packs import cues
 from knowledge_assets.llm.requests import RuleRequest, SourceChunk
 from knowledge_assets.llm.responses import RuleFound, RuleResponse
 
-_INDONESIAN = re.compile(r"\b(?:Apabila|Jika|Bila)\b", re.IGNORECASE)
-_MAKA = re.compile(r",?\s+(maka)\b")
-_ENGLISH = re.compile(r"(?:If|When)\s")
-_CONDITION_CONTINUES = re.compile(r",\s+(?:or|and|atau|dan)\s")
-_SENTENCE_END = (".", "!", "?", ";")
 _INTERPRETATION_HEADING = re.compile(r"interpret", re.IGNORECASE)
-_INTERPRETATION_CUES = re.compile(
-    r"\b(?:flag\w*|review\w*|escalat\w*|indicat\w*|means that|berarti|menunjukkan|ditandai|meninjau|"
-    r"mengevaluasi|dievaluasi|evaluasi|analisa penyebab|root cause)\b",
-    re.IGNORECASE,
-)
+
+
+@cache
+def _type_cues(key: str) -> re.Pattern:
+    words = sorted(cues("rules").get(key, ()), key=len, reverse=True)
+    return re.compile(r"\b(?:" + "|".join(r"\s+".join(map(re.escape, w.split())) for w in words) + r")\b", re.IGNORECASE)
 
 
 def answer_rules(request: RuleRequest) -> RuleResponse:
-    rules = []
-    for chunk in request.chunks:
-        for start, end in sentences(chunk.text):
-            # A sentence cut by the chunk's end (or a page footer) is not a whole rule.
-            if not chunk.text[start:end].endswith(_SENTENCE_END):
-                continue
-            if found := _indonesian(chunk, start, end) or _english(chunk, start, end):
-                rules.append(found)
-    return RuleResponse(rules=rules)
+    chunks = {chunk.chunk_id: chunk for chunk in request.chunks}
+    rules: dict[tuple[str, str], RuleFound] = {}
+    for candidate in request.candidates:
+        chunk = chunks.get(candidate.chunk_id)
+        if candidate.kind == "rule" and chunk is not None:
+            found = _rule(chunk, candidate)
+            rules.setdefault((found.chunk_id, found.span), found)
+    return RuleResponse(rules=list(rules.values()))
 
 
-def _indonesian(chunk: SourceChunk, start: int, end: int) -> RuleFound | None:
-    condition = _INDONESIAN.search(chunk.text, start, end)
-    maka = condition and _MAKA.search(chunk.text, condition.end(), end)
-    if not maka:
-        return None
-    return _rule(chunk, (start, end), (condition.start(), maka.start()), (maka.start(1), end))
-
-
-def _english(chunk: SourceChunk, start: int, end: int) -> RuleFound | None:
-    if not _ENGLISH.match(chunk.text, start):
-        return None
-    comma = chunk.text.find(",", start, end)
-    while comma != -1 and _CONDITION_CONTINUES.match(chunk.text, comma):
-        comma = chunk.text.find(",", comma + 1, end)
-    if comma == -1:
-        return None
-    return _rule(chunk, (start, end), (start, comma), (comma + 1, end))
-
-
-def _rule(chunk: SourceChunk, sentence: tuple[int, int], condition: tuple[int, int], consequence: tuple[int, int]) -> RuleFound | None:
-    text = chunk.text
-    consequence_text = text[slice(*consequence)].strip().rstrip(".").rstrip()
-    if not consequence_text:
-        return None
-    consequence_start = text.index(consequence_text, consequence[0])
-    consequence_end = consequence_start + len(consequence_text)
-    heading = chunk.heading_path[-1] if chunk.heading_path else ""
-    interpretation = bool(_INTERPRETATION_HEADING.search(heading) or _INTERPRETATION_CUES.search(consequence_text))
+def _rule(chunk: SourceChunk, candidate: Candidate) -> RuleFound:
+    condition, consequence = candidate.part("condition"), candidate.part("consequence")
+    statement = candidate.part("statement")
+    statement_text = statement.text if statement else candidate.text
+    if condition is None or consequence is None:
+        condition = consequence = None
+        span = statement_text
+    else:
+        # A condition borrowed from the sentence before (`… In this case, X MUST …`) stays
+        # out of the span: the rule is where its own sentence is (and its id with it).
+        start = min(condition.start, consequence.start)
+        start = max(start, statement.start) if statement else start
+        span = chunk.text[start:max(condition.end, consequence.end)]
     return RuleFound(
-        rule_type="interpretation" if interpretation else "calculation",
-        statement=text[slice(*sentence)],
-        condition=text[slice(*condition)].strip(),
-        consequence=consequence_text,
-        span=text[condition[0]:consequence_end],
+        rule_type=_rule_type(chunk, condition.text if condition else None, consequence.text if consequence else statement_text),
+        statement=statement_text,
+        condition=condition.text if condition else None,
+        consequence=consequence.text if consequence else None,
+        span=span,
         chunk_id=chunk.chunk_id,
     )
+
+
+def _rule_type(chunk: SourceChunk, condition: str | None, consequence: str) -> str:
+    heading = chunk.heading_path[-1] if chunk.heading_path else ""
+    if _INTERPRETATION_HEADING.search(heading):
+        return "interpretation"
+    if _type_cues("calculation").search(consequence):
+        return "calculation"
+    if _type_cues("interpretation").search(consequence) or (condition and _meets_a_threshold(condition)):
+        return "interpretation"
+    return "calculation"
+
+
+def _meets_a_threshold(condition: str) -> bool:
+    """`If MTBF falls below 50 hours`, `Jika MF kurang dari 0,9`: the condition compares a value
+    with a number, so the consequence says what to do when the value meets it."""
+    return bool(_type_cues("comparison").search(condition) and re.search(r"\d", condition))

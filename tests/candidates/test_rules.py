@@ -1,0 +1,284 @@
+"""Rule candidates: each drafting convention on text written for these tests, and that every
+part is a verbatim slice of its chunk."""
+
+from __future__ import annotations
+
+import pytest
+
+from knowledge_assets.candidates.rules import find_rules, mask_furniture, sentences
+from knowledge_assets.candidates.source import SourceChunk
+
+
+def chunk(text: str, headings: list[str] | None = None, chunk_id: str = "D::0001") -> SourceChunk:
+    return SourceChunk(chunk_id=chunk_id, text=text, heading_path=headings or [])
+
+
+def rules_in(text: str, headings: list[str] | None = None):
+    return find_rules([chunk(text, headings)])
+
+
+def only_rule(text: str, headings: list[str] | None = None):
+    found = rules_in(text, headings)
+    assert len(found) == 1, [c.text for c in found]
+    return found[0]
+
+
+def parts(candidate) -> dict[str, str]:
+    return {p.role: p.text for p in candidate.parts}
+
+
+def test_indonesian_conditional_splits_at_maka():
+    rule = only_rule("Apabila kadar debu melampaui ambang batas, yang diukur setiap minggu, maka pengawas "
+                     "menghentikan pekerjaan.")
+    assert rule.cue == "conditional"
+    assert parts(rule)["condition"] == "Apabila kadar debu melampaui ambang batas, yang diukur setiap minggu"
+    assert parts(rule)["consequence"] == "maka pengawas menghentikan pekerjaan"
+    assert parts(rule)["statement"].endswith("menghentikan pekerjaan.")
+
+
+@pytest.mark.parametrize("opening", ["Jika", "Jikalau", "Bila"])
+def test_indonesian_conditional_without_maka_splits_at_the_closing_comma(opening):
+    rule = only_rule(f"{opening} gudang ditutup, pemilik gudang menyerahkan kunci kepada petugas.")
+    assert parts(rule)["condition"] == f"{opening} gudang ditutup"
+    assert parts(rule)["consequence"] == "pemilik gudang menyerahkan kunci kepada petugas"
+
+
+def test_dalam_hal_condition_keeps_its_enumeration_and_decimal_commas():
+    rule = only_rule("Dalam hal sampel diuji untuk parameter warna, bau, pH, dan suhu di atas 0,5 derajat, "
+                     "hasil uji dicatat dalam buku induk.")
+    assert rule.cue == "dalam_hal"
+    assert parts(rule)["condition"] == ("Dalam hal sampel diuji untuk parameter warna, bau, pH, dan suhu "
+                                        "di atas 0,5 derajat")
+    assert parts(rule)["consequence"] == "hasil uji dicatat dalam buku induk"
+
+
+def test_numbered_ayat_label_is_outside_the_rule():
+    rule = only_rule("(3) Dalam hal petugas berhalangan, kepala kantor menunjuk pengganti.")
+    assert rule.text.startswith("Dalam hal petugas")
+    assert parts(rule)["condition"] == "Dalam hal petugas berhalangan"
+
+
+def test_a_sentence_broken_over_pdf_lines_is_one_rule_and_keeps_its_line_breaks():
+    text = ("Pasal 4\n(1) Apabila permohonan tidak lengkap,\n    maka petugas mengembalikan\n"
+            "    berkas kepada pemohon.\n")
+    rule = only_rule(text)
+    assert parts(rule)["consequence"] == "maka petugas mengembalikan\n    berkas kepada pemohon"
+    assert rule.text in text
+
+
+def test_english_conditional_keeps_or_and_regardless_inside_the_condition():
+    rule = only_rule("When the queue is full, or when the link is down, regardless of the current mode, "
+                     "the relay MUST drop the frame.")
+    assert parts(rule)["condition"] == ("When the queue is full, or when the link is down, regardless of the "
+                                        "current mode")
+    assert parts(rule)["consequence"] == "the relay MUST drop the frame"
+
+
+def test_if_then_splits_at_then():
+    rule = only_rule("If the two tags differ then the record is stale and the reader MUST discard it.")
+    assert parts(rule)["condition"] == "If the two tags differ"
+    assert parts(rule)["consequence"] == "then the record is stale and the reader MUST discard it"
+
+
+def test_a_leading_connective_is_not_part_of_the_condition():
+    rule = only_rule("Thereafter, when the buffer drains, the sender resumes the stream.")
+    assert parts(rule)["condition"] == "when the buffer drains"
+    assert rule.text.startswith("Thereafter")
+
+
+def test_requirement_with_its_condition_after_it():
+    rule = only_rule("A node MUST NOT forward a probe if its hop limit is zero.")
+    assert rule.cue == "condition_after"
+    assert parts(rule)["consequence"] == "A node MUST NOT forward a probe"
+    assert parts(rule)["condition"] == "if its hop limit is zero"
+
+
+def test_indonesian_condition_after_a_modal_and_its_own_clause():
+    rule = only_rule("Setelah audit selesai, laporan harus disusun ulang, dan berkas diarsipkan apabila "
+                     "auditor menyetujuinya.")
+    assert parts(rule)["consequence"] == "berkas diarsipkan"
+    assert parts(rule)["condition"] == "apabila auditor menyetujuinya"
+
+
+def test_an_indonesian_conditional_conjunction_needs_no_modal_but_not_inside_a_subordinate_clause():
+    rule = only_rule("Izin dicabut apabila pemegang izin melanggar ketentuan.")
+    assert parts(rule)["consequence"] == "Izin dicabut" and parts(rule)["condition"].startswith("apabila pemegang")
+    assert rules_in("Zat ini adalah bahan yang apabila terhirup menimbulkan iritasi.") == []
+
+
+def test_dalam_hal_after_the_consequence_but_not_dalam_hal_ini():
+    rule = only_rule("Pembayaran ditunda dalam hal tagihan belum diverifikasi.")
+    assert parts(rule)["consequence"] == "Pembayaran ditunda"
+    assert parts(rule)["condition"] == "dalam hal tagihan belum diverifikasi"
+    assert rules_in("Pemilik, dalam hal ini pengelola gedung, memasang papan nama.") == []
+
+
+def test_quoted_keywords_are_mentioned_not_used():
+    assert rules_in('The words "MUST" and "SHOULD" are to be read as in BCP 14 when they appear in capitals.') == []
+
+
+def test_a_lowercase_if_without_a_modal_is_not_a_rule():
+    assert rules_in("The daemon logs a line if the disk is slow.") == []
+
+
+def test_leading_circumstance_of_a_requirement_is_its_condition():
+    rule = only_rule("To keep the clocks aligned, each replica MUST resend its timestamp every minute when idle.")
+    assert rule.cue == "circumstance"
+    assert parts(rule)["condition"] == "To keep the clocks aligned"
+    assert parts(rule)["consequence"].startswith("each replica MUST resend")
+
+
+def test_a_reason_clause_is_not_a_condition():
+    rule = only_rule("Because the cache is shared, the worker MUST lock it before writing.")
+    assert rule.cue == "modal" and "condition" not in parts(rule)
+
+
+def test_proviso_with_a_list_takes_in_the_list():
+    text = ("Pemohon dapat memperoleh keringanan dengan syarat:\n"
+            "a. melampirkan surat keterangan; dan\n"
+            "b. tidak memiliki tunggakan.\n"
+            "(2) Keringanan diberikan satu kali.\n")
+    rule = next(c for c in rules_in(text) if c.cue == "proviso")
+    assert parts(rule)["consequence"] == "Pemohon dapat memperoleh keringanan"
+    assert parts(rule)["condition"].startswith("dengan syarat:\na. melampirkan")
+    assert parts(rule)["condition"].endswith("tidak memiliki tunggakan")
+    assert parts(rule)["statement"] == "Pemohon dapat memperoleh keringanan dengan syarat:"
+    assert "Keringanan diberikan" not in rule.text
+
+
+def test_condition_introducing_a_list_of_consequences():
+    text = ("Apabila alat rusak, maka operator melakukan langkah berikut:\n"
+            "a) mematikan mesin;\n"
+            "b) memasang tanda bahaya.\n")
+    rule = next(c for c in rules_in(text) if c.cue == "conditional")
+    assert parts(rule)["consequence"].startswith("maka operator melakukan langkah berikut:\na) mematikan")
+    assert parts(rule)["consequence"].endswith("memasang tanda bahaya")
+
+
+@pytest.mark.parametrize(("after_list", "consequence"), [
+    ("b. data belum diverifikasi,\nKepala Dinas menunda pencairan.\n", "Kepala Dinas menunda pencairan"),
+    ("b. data belum diverifikasi, maka Kepala Dinas menunda pencairan.\n", "maka Kepala Dinas menunda pencairan"),
+])
+def test_a_conditional_opening_may_list_its_conditions(after_list, consequence):
+    text = "Dalam hal:\na. laporan belum diterima; atau\n" + after_list
+    rule = next(c for c in rules_in(text) if c.cue == "dalam_hal")
+    assert parts(rule)["condition"].startswith("Dalam hal:\na. laporan belum diterima; atau\nb. data belum")
+    assert parts(rule)["consequence"] == consequence
+    assert parts(rule)["statement"].endswith("menunda pencairan")
+
+
+def test_a_conditional_clause_ending_in_a_colon_lists_its_consequences():
+    text = "If the queue is full:\n- drop the newest frame;\n- log the drop.\n\nOther text.\n"
+    rule = next(c for c in rules_in(text) if c.cue == "conditional")
+    assert parts(rule)["condition"] == "If the queue is full"
+    assert parts(rule)["consequence"] == "- drop the newest frame;\n- log the drop"
+
+
+def test_tiered_schedule_items():
+    text = ("Denda ditetapkan sebagai berikut:\n"
+            "a. 2% (dua persen) untuk keterlambatan sampai dengan 5 (lima) hari;\n"
+            "b. 4% (empat persen) untuk keterlambatan lebih dari 5 (lima) hari.\n")
+    tiers = [c for c in rules_in(text) if c.cue == "tier"]
+    assert [parts(c)["consequence"] for c in tiers] == ["2% (dua persen)", "4% (empat persen)"]
+    assert parts(tiers[0])["condition"] == "untuk keterlambatan sampai dengan 5 (lima) hari"
+
+
+def test_an_anaphoric_circumstance_takes_the_condition_of_the_sentence_before():
+    text = "If the peer is idle, then the link is dormant. In this case, the node SHOULD send a keepalive."
+    rule = next(c for c in rules_in(text) if c.cue == "anaphora")
+    assert parts(rule)["condition"] == "If the peer is idle"
+    assert parts(rule)["consequence"] == "In this case, the node SHOULD send a keepalive"
+    assert parts(rule)["statement"] == "In this case, the node SHOULD send a keepalive."
+    assert rule.text == text
+
+
+def test_an_anaphoric_circumstance_after_a_plain_sentence_is_a_connective():
+    rule = only_rule("The link is dormant. In this case, the node SHOULD send a keepalive.")
+    assert rule.cue == "modal" and parts(rule)["subject"] == "the node"
+
+
+def test_commencement_clause():
+    rule = only_rule("Peraturan Bupati ini mulai berlaku setelah 7 (tujuh) hari terhitung sejak diundangkan.")
+    assert rule.cue == "commencement"
+    assert parts(rule)["consequence"] == "Peraturan Bupati ini mulai berlaku"
+    assert parts(rule)["condition"] == "setelah 7 (tujuh) hari terhitung sejak diundangkan"
+
+
+def test_deadline_separates_subject_and_predicate_without_a_condition():
+    rule = only_rule("Laporan triwulan sebagaimana dimaksud pada ayat (2) disampaikan paling lambat tanggal "
+                     "10 bulan berikutnya.")
+    assert rule.cue == "deadline" and "condition" not in parts(rule)
+    assert parts(rule)["subject"] == "Laporan triwulan sebagaimana dimaksud pada ayat (2)"
+    assert parts(rule)["consequence"].startswith("disampaikan paling lambat")
+
+
+@pytest.mark.parametrize(("sentence", "subject"), [
+    ("Setiap pengunjung wajib memakai helm.", "Setiap pengunjung"),
+    ("Petugas dilarang membuka segel.", "Petugas"),
+    ("Kabel cadangan tidak boleh dipakai ulang.", "Kabel cadangan"),
+    ("Receivers SHOULD NOT cache the reply.", "Receivers"),
+])
+def test_obligations_and_prohibitions_have_a_subject_not_a_condition(sentence, subject):
+    rule = only_rule(sentence)
+    assert rule.cue == "modal" and parts(rule)["subject"] == subject and "condition" not in parts(rule)
+
+
+def test_lowercase_must_and_a_modal_in_a_relative_clause_are_not_requirements():
+    assert rules_in("Operators must be careful here.") == []
+    assert rules_in("Bagian ini memuat aturan yang harus diikuti oleh petugas.") == []
+
+
+def test_rfc_page_furniture_inside_a_sentence_is_masked_but_kept_in_the_span():
+    text = ("   When the timer fires, the client MUST retry the request with\n\n"
+            "Doe & Roe                    Standards Track                  [Page 7]\n"
+            "\fRFC 9999                    Example Protocol                 May 2030\n\n"
+            "   a fresh nonce.\n")
+    rule = only_rule(text)
+    assert parts(rule)["condition"] == "When the timer fires"
+    assert parts(rule)["consequence"].endswith("a fresh nonce")
+    assert "[Page 7]" in parts(rule)["consequence"]
+    assert rule.text in text
+
+
+def test_page_furniture_never_starts_a_rule():
+    masked, furniture = mask_furniture("- 3 -\nPRESIDEN\nREPUBLIK INDONESIA\nPasal 5 ...\nIsi.\n")
+    assert masked.startswith(" " * 5) and "PRESIDEN" not in masked and "Pasal 5 ..." not in masked
+    assert len(furniture) == 4
+
+
+def test_a_running_header_is_masked_and_a_sentence_cut_by_the_chunk_edge_is_left_out():
+    header = "PT Contoh Jaya | DOC-01 Prosedur Gudang"
+    chunks = [chunk(f"{header}\nIsi halaman {n}.\nHalaman {n} dari 4", chunk_id=f"D::{n:04d}") for n in range(1, 4)]
+    chunks.append(chunk(f"{header}\nbarang wajib ditimbang ulang.\nSetiap palet wajib diberi label.",
+                        chunk_id="D::0004"))
+    found = find_rules(chunks)
+    assert [c.text for c in found] == ["Setiap palet wajib diberi label."]
+
+
+def test_a_sentence_cut_by_the_chunk_end_is_not_a_rule():
+    assert rules_in("Isi lengkap.\nApabila data hilang, maka petugas") == []
+
+
+def test_code_fences_are_skipped_even_when_the_chunk_starts_inside_one():
+    text = "x = y MUST z\n~~~\n\nIf the value is odd, the parser MUST reject it.\n\n~~~ text\nIf a, b MUST c.\n~~~\n"
+    assert [parts(c)["condition"] for c in rules_in(text)] == ["If the value is odd"]
+
+
+def test_a_heading_line_is_not_part_of_the_sentence_under_it():
+    rule = only_rule("4.2.  Penyimpanan\nSetiap tabung harus diikat.", ["4.2.  Penyimpanan"])
+    assert rule.text == "Setiap tabung harus diikat."
+
+
+def test_sentences_split_after_a_full_stop_but_not_after_an_abbreviation():
+    text = "Lihat No. 5 di atas. Apabila ragu, tanyakan."
+    units = sentences(text)
+    assert [text[u.body:u.end] for u in units] == ["Lihat No. 5 di atas.", "Apabila ragu, tanyakan."]
+
+
+def test_every_part_is_a_verbatim_slice_of_its_chunk():
+    text = ("(1) Dalam hal kapal tiba malam hari, maka pemeriksaan dilakukan\npagi berikutnya.\n"
+            "Upon a restart (for any reason), the counter MUST be reset to zero.\n")
+    for candidate in rules_in(text):
+        assert text[candidate.start:candidate.end] == candidate.text
+        for part in candidate.parts:
+            assert text[part.start:part.end] == part.text

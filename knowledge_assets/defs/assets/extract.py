@@ -56,7 +56,7 @@ def _run(work):
 def _extract(context: dg.AssetExecutionContext, knowledge_store: KnowledgeStore, knowledge_llm: KnowledgeLLM,
              run_stage, table: str, branch: str) -> dg.MaterializeResult:
     store = knowledge_store.open()
-    result = _run(lambda: run_stage(store, knowledge_llm.extractor(store), context.partition_key, context.run.run_id))
+    result = _run(lambda: run_stage(store, knowledge_llm.extractor(store, context.run.run_id), context.partition_key, context.run.run_id))
     return _result(result, table, entity_links(store, table, context.partition_key), knowledge_llm, branch)
 
 

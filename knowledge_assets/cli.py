@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import sys
 import time
@@ -81,7 +82,19 @@ def _call_figures(meta: dict) -> tuple[int, int, str | None]:
     return failed, unanswered, cause
 
 
+def _quiet_call_logs(verbose: bool) -> None:
+    """Each failed call logs a warning; the summary line already counts them and names the
+    first cause, so the terminal gets them only with --verbose."""
+    logger = logging.getLogger("knowledge_assets")
+    if verbose:
+        logger.setLevel(logging.INFO)
+        logger.addHandler(logging.StreamHandler(sys.stderr))
+    else:
+        logger.setLevel(logging.ERROR)
+
+
 def cmd_run(args: argparse.Namespace) -> int:
+    _quiet_call_logs(args.verbose)
     if args.llm_timeout is not None:
         os.environ["KNOWLEDGE_LLM_TIMEOUT_S"] = str(args.llm_timeout)
     store = Store(database_path())

@@ -1,6 +1,7 @@
 """The `knowledge-assets` command. Other tools call it exactly so:
 
     knowledge-assets run PATH... [--out DIR]      register documents, materialise their partitions
+                                                  exit 0 all ok, 1 a document failed, 3 model calls failed
     knowledge-assets ingest FILE [--doc-id KEY]   register only
     knowledge-assets export --doc-id KEY --out DIR   write the seven contract files
 """
@@ -8,6 +9,7 @@
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import sys
 import time
@@ -21,21 +23,26 @@ from knowledge_assets.llm.settings import SettingsError, resolve_settings
 from knowledge_assets.review import cli as review_cli
 from knowledge_assets.review.approved import export_approved
 from knowledge_assets.semantic_review import cli as semantic_review_cli
-from knowledge_assets.settings import database_path
+from knowledge_assets.settings import database_path, split_home_warning
 from knowledge_assets.store.database import Store, StoreError
 from knowledge_assets.store.registry import register
 
 
-def _dagster_instance():
-    """The instance `dagster.yaml` configures: DAGSTER_HOME, else the working directory when it
-    holds a dagster.yaml (the project root), else a private one under .knowledge/."""
-    import dagster as dg
+# Exit status of `knowledge-assets run` (docs/decisions.md, "Exit status of a run").
+EXIT_OK = 0
+EXIT_DOCUMENT_FAILED = 1
+EXIT_FAILED_CALLS = 3
+_LLM_ASSETS = ("formulas", "glossary", "rules", "domain_context")
 
-    if not os.environ.get("DAGSTER_HOME"):
-        home = Path.cwd() if (Path.cwd() / "dagster.yaml").is_file() else Path(".knowledge/dagster_home")
-        home.mkdir(parents=True, exist_ok=True)
-        os.environ["DAGSTER_HOME"] = str(home.resolve())
-    return dg.DagsterInstance.get()
+
+def _dagster_instance():
+    """The project's instance (its home, or DAGSTER_HOME), after saying once on stderr when
+    the overrides split the store from the instance."""
+    from knowledge_assets.defs.instance import project_instance
+
+    if warning := split_home_warning():
+        print(warning, file=sys.stderr)
+    return project_instance()
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
@@ -56,18 +63,51 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     return 0
 
 
+def _free_dead_runs(instance) -> None:
+    from knowledge_assets.defs.stale_runs import free_dead_runs
+
+    for dead in free_dead_runs(instance):
+        partition = f" partition {dead.partition}" if dead.partition else ""
+        print(f"freed the pool slots of dead run {dead.run_id} ({dead.job_name}{partition}): {dead.cause}; "
+              "marked it failed", file=sys.stderr)
+
+
+def _call_figures(meta: dict) -> tuple[int, int, str | None]:
+    """Model calls that failed after retries, the entries (terms, chunks) they left without an
+    answer, and the first failure's cause."""
+    branches = [meta[name] for name in _LLM_ASSETS if name in meta]
+    failed = sum(int(b.get("llm_failed", 0)) for b in branches)
+    unanswered = sum(int(b.get("llm_unanswered", 0)) for b in branches)
+    cause = next((b["llm_first_failure"] for b in branches if b.get("llm_first_failure")), None)
+    return failed, unanswered, cause
+
+
+def _quiet_call_logs(verbose: bool) -> None:
+    """Each failed call logs a warning; the summary line already counts them and names the
+    first cause, so the terminal gets them only with --verbose."""
+    logger = logging.getLogger("knowledge_assets")
+    if verbose:
+        logger.setLevel(logging.INFO)
+        logger.addHandler(logging.StreamHandler(sys.stderr))
+    else:
+        logger.setLevel(logging.ERROR)
+
+
 def cmd_run(args: argparse.Namespace) -> int:
+    _quiet_call_logs(args.verbose)
+    if args.llm_timeout is not None:
+        os.environ["KNOWLEDGE_LLM_TIMEOUT_S"] = str(args.llm_timeout)
     store = Store(database_path())
     files = discover([Path(p) for p in args.paths])
     if not files:
         print("error: no documents found in " + ", ".join(args.paths), file=sys.stderr)
-        return 1
+        return EXIT_DOCUMENT_FAILED
     llm = resolve_settings().describe()
     print("llm: " + ", ".join(f"{k.removeprefix('llm_')}={v}" for k, v in llm.items()))
     instance = _dagster_instance()
     from knowledge_assets.defs.launch import materialize_document
 
-    failures = 0
+    failures = degraded = 0
     for path in files:
         started = time.perf_counter()
         try:
@@ -76,26 +116,37 @@ def cmd_run(args: argparse.Namespace) -> int:
             failures += 1
             print(f"FAILED  {exc}")
             continue
-        outcome = materialize_document(instance, source.doc_id)
+        _free_dead_runs(instance)
+        outcome = materialize_document(instance, source.doc_id, verbose=args.verbose)
         elapsed = time.perf_counter() - started
-        if outcome.success:
-            meta = outcome.metadata
-            print(
-                f"ok      {source.doc_id}  {path.name}  pages={meta['parsed_chunks']['pages']} "
-                f"chunks={meta['parsed_chunks']['chunks']} terms={meta['glossary']['entries']} "
-                f"definitions={meta['glossary']['with_definition']} formulas={meta['formulas']['formulas']} "
-                f"rules={meta['rules']['rules']} review_rows={meta['review_queue']['rows']}  {elapsed:.2f}s"
-            )
-            if args.out:
-                export_document(store, source.doc_id, Path(args.out) / source.doc_id)
-        else:
+        if not outcome.success:
             failures += 1
-            print(f"FAILED  {source.doc_id}  {outcome.error}")
+            print(f"FAILED  {source.doc_id}  {path.name}: {outcome.error}")
+            continue
+        meta = outcome.metadata
+        failed_calls, unanswered, cause = _call_figures(meta)
+        degraded += failed_calls > 0
+        status = "ok     " if failed_calls == 0 else "PARTIAL"
+        print(
+            f"{status} {source.doc_id}  {path.name}  pages={meta['parsed_chunks']['pages']} "
+            f"chunks={meta['parsed_chunks']['chunks']} terms={meta['glossary']['entries']} "
+            f"definitions={meta['glossary']['with_definition']} formulas={meta['formulas']['formulas']} "
+            f"rules={meta['rules']['rules']} review_rows={meta['review_queue']['rows']} "
+            f"failed_calls={failed_calls} unanswered={unanswered}  {elapsed:.2f}s"
+            + (f"  first failure: {cause}" if cause else "")
+        )
+        if args.out:
+            export_document(store, source.doc_id, Path(args.out) / source.doc_id)
     print(f"data: {store.path.resolve()} (DuckDB)")
-    print(f"dagster instance: {Path(instance.root_directory).resolve()} (DAGSTER_HOME={os.environ['DAGSTER_HOME']})")
+    print(f"dagster instance: {Path(instance.root_directory).resolve()}")
     if failures:
         print(f"{failures} of {len(files)} documents failed", file=sys.stderr)
-    return 1 if failures else 0
+        return EXIT_DOCUMENT_FAILED
+    if degraded:
+        print(f"{degraded} of {len(files)} documents completed with failed model calls; "
+              "a re-run asks those calls again", file=sys.stderr)
+        return EXIT_FAILED_CALLS
+    return EXIT_OK
 
 
 def cmd_export(args: argparse.Namespace) -> int:
@@ -123,6 +174,9 @@ def build_parser() -> argparse.ArgumentParser:
     run = sub.add_parser("run", help="register documents and materialise every asset for each")
     run.add_argument("paths", nargs="+", help="files or folders of documents")
     run.add_argument("--out", help="also export each document's contract files to OUT/<doc_id>/")
+    run.add_argument("--llm-timeout", type=float, metavar="SECONDS",
+                     help="seconds one model request may take (default KNOWLEDGE_LLM_TIMEOUT_S, else 120)")
+    run.add_argument("--verbose", action="store_true", help="show Dagster's event stream, stack traces included")
     run.set_defaults(handler=cmd_run)
     ingest = sub.add_parser("ingest", help="register a document (and its partition) only")
     ingest.add_argument("file")

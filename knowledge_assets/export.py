@@ -1,5 +1,7 @@
 """Writes a document's seven contract payloads (contract §2-§3) as files, read back from DuckDB:
-bare JSON arrays (the domain context: one object), 0-based `page` beside 1-based `page_no`."""
+bare JSON arrays (the domain context: one object), 0-based `page` beside 1-based `page_no`.
+A document whose assets were derived from different revisions (a run killed half-way) is
+refused, naming the assets that are behind: a mix is never exported."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ from pydantic import BaseModel, TypeAdapter
 from knowledge_assets import contracts as c
 from knowledge_assets.store.database import Store
 from knowledge_assets.store.knowledge import load_entities
+from knowledge_assets.store.revisions import revision_state
 
 _QUEUE = TypeAdapter(list[c.ReviewQueueRow])
 _USAGE_FIELDS = list(c.CallUsage.model_fields)
@@ -41,6 +44,9 @@ def payloads(store: Store, doc_id: str) -> dict[str, object]:
     domains = load_entities(store, "domain_context", doc_id, c.DomainContext)
     if not domains:
         raise ExportError(f"{doc_id}: no domain context in {store.path}; materialise the document first")
+    revisions = revision_state(store, doc_id)
+    if revisions.behind:
+        raise ExportError(revisions.describe())
     return {
         "glossary.json": load_entities(store, "glossary", doc_id, c.GlossaryEntry),
         "interpretation_pack.json": load_entities(store, "rules", doc_id, c.RuleEntry),

@@ -1,8 +1,9 @@
 """The review queue (contract §9): denormalised rows a review UI renders without joins.
 
 Each term row gets exactly one reason, the first that applies:
-  conflict → definition rejected or escalated → source wording differs from the expanded name →
-  no definition in the document → routine confirmation.
+  conflict → definition rejected by the span check → source wording differs from the expanded
+  name → no definition recorded (absent from the document, or the model call failed:
+  extraction_status `escalated`; docs/decisions.md) → routine confirmation.
 Sort: conflicts, then unresolved key parameters, then mention_count descending; ties by term,
 then id, so two runs of one document give the same ranks.
 """
@@ -32,7 +33,7 @@ def _wording_differs(entry: c.GlossaryEntry) -> bool:
 def term_review_reason(entry: c.GlossaryEntry, definition_rejected: bool) -> str:
     if entry.definition_conflict:
         return c.REVIEW_REASON_CONFLICT
-    if definition_rejected or entry.extraction_status == "escalated":
+    if definition_rejected:
         return c.REVIEW_REASON_REJECTED
     if _wording_differs(entry):
         return c.REVIEW_REASON_WORDING

@@ -1,21 +1,71 @@
-"""Settings read from the environment when they are needed, never at import time."""
+"""Settings read from the environment when they are needed, never at import time.
+
+One home holds a project's state: `KNOWLEDGE_HOME` (default `.knowledge/` at the project
+root) contains the DuckDB store, `knowledge.duckdb`, and the Dagster instance's storage, so
+the data and the runs that made it cannot drift apart. The project root is found from the
+project itself (this package's checkout, else the nearest folder above the working directory
+whose pyproject.toml names this project), never taken to be the working directory, so a
+command started from a subdirectory uses the same home.
+
+`KNOWLEDGE_DB` (the store) and `DAGSTER_HOME` (the instance) stay explicit overrides, for
+scripts and tests that want a private store or instance.
+"""
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
 
-DEFAULT_DATABASE = Path(".knowledge") / "knowledge.duckdb"
+DATABASE_FILE = "knowledge.duckdb"
+HOME_FOLDER = ".knowledge"
+_PROJECT_NAME = 'name = "knowledge-assets"'
+
+
+def _is_project_root(folder: Path) -> bool:
+    pyproject = folder / "pyproject.toml"
+    return pyproject.is_file() and _PROJECT_NAME in pyproject.read_text(encoding="utf-8")
+
+
+def project_root() -> Path:
+    """The checkout this package runs from (an editable install), else the nearest folder at
+    or above the working directory holding this project's pyproject.toml, else the working
+    directory (an installed package used outside any checkout)."""
+    checkout = Path(__file__).resolve().parents[1]
+    if _is_project_root(checkout):
+        return checkout
+    here = Path.cwd().resolve()
+    return next((folder for folder in (here, *here.parents) if _is_project_root(folder)), here)
+
+
+def knowledge_home() -> Path:
+    """`KNOWLEDGE_HOME`, else `.knowledge/` at the project root; always absolute."""
+    explicit = os.environ.get("KNOWLEDGE_HOME")
+    return Path(explicit).resolve() if explicit else project_root() / HOME_FOLDER
 
 
 def database_path() -> Path:
-    """`KNOWLEDGE_DB`, else `.knowledge/knowledge.duckdb` under the working directory."""
-    return Path(os.environ.get("KNOWLEDGE_DB") or DEFAULT_DATABASE)
+    """`KNOWLEDGE_DB`, else `<home>/knowledge.duckdb`."""
+    explicit = os.environ.get("KNOWLEDGE_DB")
+    return Path(explicit).resolve() if explicit else knowledge_home() / DATABASE_FILE
 
 
-DEFAULT_INBOX = Path("inbox")
+def dagster_home() -> Path:
+    """`DAGSTER_HOME`, else the knowledge home: where the Dagster instance keeps its storage."""
+    explicit = os.environ.get("DAGSTER_HOME")
+    return Path(explicit).resolve() if explicit else knowledge_home()
+
+
+def split_home_warning() -> str | None:
+    """A note when the overrides put the store and the instance in different homes: the UI
+    then lists materialisations whose rows live in another file."""
+    store_home, instance_home = database_path().parent, dagster_home()
+    if store_home == instance_home:
+        return None
+    return (f"note: the store ({database_path()}) and the Dagster instance ({instance_home}) are in different "
+            "homes (KNOWLEDGE_DB / DAGSTER_HOME); the UI of that instance shows runs whose rows are in that store")
 
 
 def inbox_path() -> Path:
-    """`KNOWLEDGE_INBOX`, else `inbox/` under the working directory: where the sensor looks."""
-    return Path(os.environ.get("KNOWLEDGE_INBOX") or DEFAULT_INBOX)
+    """`KNOWLEDGE_INBOX`, else `inbox/` at the project root: where the sensor looks."""
+    explicit = os.environ.get("KNOWLEDGE_INBOX")
+    return Path(explicit) if explicit else project_root() / "inbox"

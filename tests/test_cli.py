@@ -5,16 +5,26 @@ import shutil
 import subprocess
 import sys
 
+import time
+
+import dagster as dg
 import duckdb
+from dagster._core.instance.ref import InstanceRef
 import pypdf
 
-from tests.conftest import PROJECT_ROOT, SAMPLE_DOCUMENTS
+from tests.conftest import PROJECT_ROOT, SAMPLE_DOCUMENTS, SAMPLE_MARKDOWN
 from tests.documents import write_pdf
+from tests.llm.conftest import valid_answer
+from tests.support.openai_server import Fault, OpenAIServer
 
 
-def _cli(args, cwd, tmp_path):
-    env = {**os.environ, "KNOWLEDGE_DB": str(tmp_path / "k.duckdb"), "DAGSTER_HOME": str(tmp_path / "home")}
-    (tmp_path / "home").mkdir(exist_ok=True)
+def _cli(args, cwd, tmp_path, **extra_env):
+    """The command in a fresh process, its store and instance in one private home (the
+    overrides tests use), whose dagster.yaml turns telemetry and its banner off."""
+    home = tmp_path / "home"
+    env = {**os.environ, "KNOWLEDGE_DB": str(home / "knowledge.duckdb"), "DAGSTER_HOME": str(home), **extra_env}
+    home.mkdir(exist_ok=True)
+    (home / "dagster.yaml").write_text("telemetry:\n  enabled: false\n", encoding="utf-8")
     return subprocess.run(
         [sys.executable, "-m", "knowledge_assets.cli", *args], cwd=cwd, env=env,
         capture_output=True, text=True, timeout=300,
@@ -39,8 +49,11 @@ def test_run_materialises_every_document_and_names_each_failure(tmp_path):
     assert "locked.pdf: encrypted PDF: a password is required" in out
     assert "notes.docx: unsupported file type '.docx'" in out
     assert "Traceback" not in out + result.stderr
-    assert "2 of 4 documents failed" in result.stderr
-    con = duckdb.connect(str(tmp_path / "k.duckdb"), read_only=True)
+    # One line per failed document and the tally: no Dagster event stream, no stack traces.
+    assert [line for line in out.splitlines() if line.startswith("FAILED")] == [
+        line for line in out.splitlines() if "locked.pdf" in line or "notes.docx" in line]
+    assert result.stderr.strip().splitlines() == ["2 of 4 documents failed"]
+    con = duckdb.connect(str(tmp_path / "home" / "knowledge.duckdb"), read_only=True)
     counts = dict(con.execute("SELECT doc_id, count(*) FROM parsed_chunks GROUP BY doc_id").fetchall())
     assert set(counts) == {"SKT-STD-PRM-001", "SKT-MNT-KPI-002"}
 
@@ -55,3 +68,75 @@ def test_ingest_registers_with_an_explicit_key_and_rerun_is_unchanged(tmp_path):
     assert "revision 1 (unchanged)" in again.stdout
     bad = _cli(["ingest", str(doc), "--doc-id", "has space"], tmp_path, tmp_path)
     assert bad.returncode == 1 and "is not a valid document key" in bad.stderr
+
+
+def _model_env(server, **extra):
+    return {"OPENAI_API_KEY": "sk-test-SECRET123", "OPENAI_BASE_URL": server.base_url,
+            "KNOWLEDGE_LLM_MODEL": "loopback-nano", "KNOWLEDGE_LLM_CACHE": "off", **extra}
+
+
+def test_a_refused_key_fails_the_document_with_the_cause_on_one_line(tmp_path):
+    with OpenAIServer(valid_answer) as server:
+        server.inject(*[Fault(status=401, message="Incorrect API key provided: sk-test-SECRET123")] * 20)
+        result = _cli(["run", str(SAMPLE_MARKDOWN)], tmp_path, tmp_path, **_model_env(server))
+    assert result.returncode == 1
+    failed = [line for line in result.stdout.splitlines() if line.startswith("FAILED")]
+    assert len(failed) == 1 and "formulas: the server refused the API key (HTTP 401" in failed[0]
+    assert "DagsterExecutionStepExecutionError" not in failed[0]
+    assert "sk-test-SECRET123" not in result.stdout + result.stderr
+    assert "Traceback" not in result.stdout + result.stderr and len(result.stderr.splitlines()) <= 2
+
+
+def test_failed_model_calls_are_counted_on_the_line_and_exit_3(tmp_path):
+    with OpenAIServer(valid_answer) as server:
+        server.inject(Fault.server_error(), Fault.server_error())
+        result = _cli(["run", str(SAMPLE_MARKDOWN)], tmp_path, tmp_path,
+                      **_model_env(server, KNOWLEDGE_LLM_RETRY_BUDGET="0"))
+    assert result.returncode == 3, result.stdout + result.stderr
+    line = next(line for line in result.stdout.splitlines() if "maintenance_kpi.md" in line)
+    assert line.startswith("PARTIAL") and "failed_calls=2" in line and "first failure: transport" in line
+    assert "retry budget (0) is spent" in line
+    # The failed calls are counted on the line; the terminal gets no warning per call.
+    assert result.stderr.strip().splitlines() == ["1 of 1 documents completed with failed model calls; "
+                                                  "a re-run asks those calls again"]
+
+
+def test_a_hanging_provider_costs_the_llm_timeout_not_minutes(tmp_path):
+    with OpenAIServer(valid_answer, latency_s=30.0) as server:
+        started = time.monotonic()
+        result = _cli(["run", str(SAMPLE_MARKDOWN), "--llm-timeout", "2"], tmp_path, tmp_path, **_model_env(server))
+        elapsed = time.monotonic() - started
+    assert result.returncode == 3, result.stdout + result.stderr
+    line = next(line for line in result.stdout.splitlines() if "maintenance_kpi.md" in line)
+    assert "no answer within the 2s timeout" in line and "unanswered=" in line
+    # Four model-calling steps, each call timing out twice at 2 s (calls of a step run at once).
+    assert elapsed < 90
+
+
+def test_a_truncated_answer_is_split_and_the_run_stays_clean(tmp_path):
+    with OpenAIServer(valid_answer) as server:
+        server.inject(Fault.truncated())
+        result = _cli(["run", str(SAMPLE_MARKDOWN)], tmp_path, tmp_path, **_model_env(server))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "failed_calls=0 unanswered=0" in result.stdout
+
+
+def test_a_run_from_a_subdirectory_uses_the_projects_home(tmp_path):
+    home = tmp_path / "knowledge-home"
+    env = {k: v for k, v in os.environ.items() if k not in ("KNOWLEDGE_DB", "DAGSTER_HOME")}
+    result = subprocess.run(
+        [sys.executable, "-m", "knowledge_assets.cli", "run", "maintenance_kpi.md"], cwd=SAMPLE_DOCUMENTS,
+        env={**env, "KNOWLEDGE_HOME": str(home)}, capture_output=True, text=True, timeout=300,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert f"data: {home / 'knowledge.duckdb'}" in result.stdout and f"dagster instance: {home}" in result.stdout
+    assert not (SAMPLE_DOCUMENTS / ".knowledge").exists() and "different homes" not in result.stderr
+    with dg.DagsterInstance.from_ref(InstanceRef.from_dir(str(home))) as instance:
+        runs = instance.get_runs()
+        assert [(r.job_name, r.tags["dagster/partition"]) for r in runs] == [("extract_document", "SKT-MNT-KPI-002")]
+
+
+def test_overrides_that_split_the_store_from_the_instance_are_named_once(tmp_path):
+    result = _cli(["run", str(SAMPLE_MARKDOWN)], tmp_path, tmp_path, KNOWLEDGE_DB=str(tmp_path / "other.duckdb"))
+    assert result.returncode == 0
+    assert result.stderr.count("are in different homes") == 1

@@ -44,7 +44,7 @@ def test_reasons_and_sort_order_follow_the_contract():
         "t_wording": c.REVIEW_REASON_WORDING,
         "t_none": c.REVIEW_REASON_NO_DEFINITION,
         "t_rejected": c.REVIEW_REASON_REJECTED,
-        "t_escalated": c.REVIEW_REASON_REJECTED,
+        "t_escalated": c.REVIEW_REASON_NO_DEFINITION,  # its call failed: not a span-check rejection
     }
     key_row = rows[1]
     assert key_row.domain_id == "d_1" and key_row.term == "Grouping (Composite)" and key_row.mention_count == 0

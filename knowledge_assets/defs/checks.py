@@ -1,8 +1,11 @@
 """Asset checks on every knowledge asset, per document partition, re-reading DuckDB.
 
 Blocking (ERROR: the data must not be used, and downstream assets in the same run do not run):
-spans verbatim, ids unique and stable, rows valid against the contract. Warning: dangle rates
-above the configured thresholds. The logic is `knowledge_assets.verify.stored`; this is wiring.
+spans verbatim, ids unique and stable, rows valid against the contract, and (on the review
+queue, the last asset) every asset of the document derived from the same, latest revision.
+Warning: dangle rates above the configured thresholds, and a document of more than a page that
+yielded no definitions, or no formulas and no rules. The logic is
+`knowledge_assets.verify.stored` and `knowledge_assets.store.revisions`; this is wiring.
 """
 
 import warnings
@@ -13,6 +16,8 @@ import dagster as dg
 from knowledge_assets.defs.assets.extract import domain_context, formulas, glossary, review_queue, rules
 from knowledge_assets.defs.partitions import documents
 from knowledge_assets.defs.resources import KnowledgeStore
+from knowledge_assets.store.database import Store
+from knowledge_assets.store.revisions import revision_state
 from knowledge_assets.verify import stored
 
 _SHOWN_FINDINGS = 20
@@ -25,6 +30,44 @@ BLOCKING_CHECKS = {
     "from each row's content, so they survive a re-run (review queue: ranks 1..n, each term once, known terms).",
     "contract_valid": "Every row read back validates against its output-contract model.",
 }
+
+
+# Checks of the document as a whole, each on one asset: (table, name, blocking, description).
+DOCUMENT_CHECKS = {
+    "review_queue": ("revisions_consistent", True,
+                     "Every asset of the document was derived from the registry's latest revision; a run killed "
+                     "half-way leaves later assets behind, and they are named."),
+    "domain_context": ("document_yield", False,
+                       "Warns when a document of more than a page yielded no definitions, or no formulas and no "
+                       "rules; the per-page yield is in the metadata."),
+}
+
+
+def _revisions_result(asset: dg.AssetsDefinition, store: Store, doc_id: str) -> dg.AssetCheckResult:
+    state = revision_state(store, doc_id)
+    metadata = {"document_revision": state.latest or 0, "assets_behind": ", ".join(b.asset for b in state.behind)}
+    return dg.AssetCheckResult(asset_key=asset.key, check_name="revisions_consistent", passed=not state.behind,
+                               description=state.describe() if state.behind else None, metadata=metadata)
+
+
+def _yield_result(asset: dg.AssetsDefinition, store: Store, doc_id: str) -> dg.AssetCheckResult:
+    found = stored.document_yield(store, doc_id)
+    shortfalls = found.shortfalls()
+    return dg.AssetCheckResult(
+        asset_key=asset.key, check_name="document_yield", passed=not shortfalls, severity=dg.AssetCheckSeverity.WARN,
+        description=f"{found.pages} pages and " + " / ".join(shortfalls) if shortfalls else None,
+        metadata={"pages": found.pages, "definitions": found.definitions, "formulas": found.formulas,
+                  "rules": found.rules, "definitions_per_page": found.per_page(found.definitions),
+                  "formulas_per_page": found.per_page(found.formulas), "rules_per_page": found.per_page(found.rules)},
+    )
+
+
+_DOCUMENT_RESULTS = {"revisions_consistent": _revisions_result, "document_yield": _yield_result}
+
+
+def _document_results(asset: dg.AssetsDefinition, table: str, store: Store, doc_id: str) -> Iterator[dg.AssetCheckResult]:
+    if table in DOCUMENT_CHECKS:
+        yield _DOCUMENT_RESULTS[DOCUMENT_CHECKS[table][0]](asset, store, doc_id)
 
 
 class DangleThresholds(dg.Config):
@@ -81,6 +124,10 @@ def _specs(asset: dg.AssetsDefinition, table: str) -> list[dg.AssetCheckSpec]:
                 "dangle_rate", asset=asset, partitions_def=documents,
                 description="Warns when the share of dangling links exceeds its configured threshold.",
             ))
+        if table in DOCUMENT_CHECKS:
+            name, blocking, description = DOCUMENT_CHECKS[table]
+            specs.append(dg.AssetCheckSpec(name, asset=asset, blocking=blocking, partitions_def=documents,
+                                           description=description))
     return specs
 
 
@@ -89,17 +136,21 @@ def _checks(asset: dg.AssetsDefinition, table: str) -> dg.AssetChecksDefinition:
     if table not in stored.DANGLE_RATES:
         @dg.multi_asset_check(**spec)
         def checks(context: dg.AssetCheckExecutionContext, knowledge_store: KnowledgeStore):
-            yield from _blocking_results(asset, stored.load_document(knowledge_store.open(), table, context.partition_key))
+            store = knowledge_store.open()
+            yield from _blocking_results(asset, stored.load_document(store, table, context.partition_key))
+            yield from _document_results(asset, table, store, context.partition_key)
 
         return checks
 
     @dg.multi_asset_check(**spec)
     def checks_with_dangles(context: dg.AssetCheckExecutionContext, knowledge_store: KnowledgeStore,
                             config: DangleThresholds):
-        document = stored.load_document(knowledge_store.open(), table, context.partition_key)
+        store = knowledge_store.open()
+        document = stored.load_document(store, table, context.partition_key)
         yield from _blocking_results(asset, document)
         rate = stored.dangle_rate(document)
         yield _dangle_result(asset, rate, getattr(config, rate.name))
+        yield from _document_results(asset, table, store, context.partition_key)
 
     return checks_with_dangles
 

@@ -1,11 +1,16 @@
 import dagster as dg
 
 from knowledge_assets.llm.extractor import Extractor
+from knowledge_assets.llm.results import RetryBudget
 from knowledge_assets.llm.requests import BranchName
 from knowledge_assets.llm.settings import LLMSettings, StructuredOutputMode, resolve_settings
 from knowledge_assets.llm.usage import Price, price_for
 from knowledge_assets.llm.versions import branch_code_version
 from knowledge_assets.store.database import Store
+
+
+# One retry budget per run, shared by its steps; a process runs few runs, so none is dropped.
+_RUN_BUDGETS: dict[str, RetryBudget] = {}
 
 
 class LLMPrice(dg.Config):
@@ -22,7 +27,9 @@ class KnowledgeLLM(dg.ConfigurableResource):
 
     Empty fields are resolved from the environment when a run starts, never at import:
     `KNOWLEDGE_LLM_BACKEND` (openai | offline; default openai when `OPENAI_API_KEY` or a base
-    URL is set, else offline), `KNOWLEDGE_LLM_MODEL`, `OPENAI_BASE_URL`, `KNOWLEDGE_LLM_CACHE`.
+    URL is set, else offline), `KNOWLEDGE_LLM_MODEL`, `OPENAI_BASE_URL`, `KNOWLEDGE_LLM_CACHE`,
+    `KNOWLEDGE_LLM_TIMEOUT_S` (when `timeout_s` is 0), `KNOWLEDGE_LLM_RETRY_BUDGET` (when
+    `retry_budget` is -1).
     Any field may instead be given as `dg.EnvVar("NAME")` to read another variable (which
     must then be set). The API key is deliberately not a field: it is read from
     `OPENAI_API_KEY` by the client alone, so it can never reach run config, metadata or logs.
@@ -32,8 +39,9 @@ class KnowledgeLLM(dg.ConfigurableResource):
     model: str = ""
     tier: str = ""
     base_url: str = ""
-    timeout_s: float = 120.0
+    timeout_s: float = 0.0
     max_retries: int = 4
+    retry_budget: int = -1
     max_concurrency: int = 8
     structured_output: StructuredOutputMode = "auto"
     # False bypasses the response cache; True leaves it to KNOWLEDGE_LLM_CACHE (default on).
@@ -43,12 +51,17 @@ class KnowledgeLLM(dg.ConfigurableResource):
     def settings(self) -> LLMSettings:
         return resolve_settings(
             backend=self.backend, model=self.model, tier=self.tier, base_url=self.base_url,
-            timeout_s=self.timeout_s, max_retries=self.max_retries, max_concurrency=self.max_concurrency,
+            timeout_s=self.timeout_s or None, max_retries=self.max_retries, max_concurrency=self.max_concurrency,
             structured_output=self.structured_output, use_cache=None if self.use_cache else False,
+            retry_budget=None if self.retry_budget < 0 else self.retry_budget,
         )
 
-    def extractor(self, store: Store) -> Extractor:
-        return Extractor.from_settings(self.settings(), store)
+    def extractor(self, store: Store, run_id: str | None = None) -> Extractor:
+        """The extractor of one asset step; steps of one run share one retry budget (the job
+        runs its steps in one process)."""
+        settings = self.settings()
+        budget = _RUN_BUDGETS.setdefault(run_id, RetryBudget(settings.retry_budget)) if run_id else None
+        return Extractor.from_settings(settings, store, budget)
 
     def price_table_entry(self) -> Price | None:
         override = Price(self.price.input, self.price.cached_input, self.price.output) if self.price else None

@@ -10,7 +10,8 @@ class KnowledgeStore(dg.ConfigurableResource):
     """The DuckDB file every asset writes to.
 
     Left empty, the path comes from `KNOWLEDGE_DB` (read when a run starts, not at import),
-    else `.knowledge/knowledge.duckdb` under the working directory.
+    else `knowledge.duckdb` in the project's home (`KNOWLEDGE_HOME`, default `.knowledge/` at
+    the project root), the folder that also holds the Dagster instance.
     """
 
     database: str = ""
@@ -20,7 +21,8 @@ class KnowledgeStore(dg.ConfigurableResource):
 
 
 class Inbox(dg.ConfigurableResource):
-    """The folder the new-document sensor watches; empty means `KNOWLEDGE_INBOX`, else `inbox/`."""
+    """The folder the new-document sensor watches; empty means `KNOWLEDGE_INBOX`, else `inbox/`
+    at the project root."""
 
     path: str = ""
     max_runs_per_tick: int = 10

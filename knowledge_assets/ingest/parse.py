@@ -25,9 +25,27 @@ def parser_versions() -> str:
     return ";".join(f"{kind}={version}" for kind, (_, version) in sorted(_PARSERS.items()))
 
 
+# Text formats whose bytes are the text itself: a NUL byte there is a binary or corrupt file,
+# never prose, and it would be stored and shown as if it were.
+_TEXT_KINDS: frozenset[DocumentKind] = frozenset({"markdown", "text", "mineru"})
+
+
+def _refuse_nul_bytes(source: DocumentSource, pages: list[PageBlocks]) -> None:
+    for page in pages:
+        offset = page.text.find("\x00")
+        if offset >= 0:
+            raise DocumentError(
+                source.path,
+                f"the text contains a NUL byte (page {page.page + 1}, character {offset}); "
+                "a text document has none, so the file is binary or corrupt",
+            )
+
+
 def parse_document(source: DocumentSource, max_chars: int = DEFAULT_MAX_CHARS) -> ParsedDocument:
     parse, version = _PARSERS[source.kind]
     pages = parse(source.path)
+    if source.kind in _TEXT_KINDS:
+        _refuse_nul_bytes(source, pages)
     chunks = chunk_pages(source.doc_id, pages, max_chars=max_chars)
     if not chunks:
         raise DocumentError(source.path, "no text found in the document")

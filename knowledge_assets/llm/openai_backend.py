@@ -9,6 +9,14 @@ spent on a failed attempt are still accounted, and the wait is injectable so tes
 Retry-After without sleeping. The policy matches the SDK's: 408/409/429/5xx, timeouts and
 connection errors are retried with exponential back-off and jitter; Retry-After wins.
 
+Three bounds keep a failing provider from stalling or amplifying a run: each request times
+out after `timeout_s` (KNOWLEDGE_LLM_TIMEOUT_S, --llm-timeout) and a timed-out request is sent
+again once only (a provider that hangs once mostly hangs again); every retry of a run draws on
+one shared budget (`RetryBudget`, KNOWLEDGE_LLM_RETRY_BUDGET), past which a failing call fails
+at once; an endpoint that refuses connections through all retries is a configuration error,
+which stops the run with one line instead of failing every call in turn. A truncated answer
+is returned as a `truncated` failure, which the Extractor re-asks as two halves.
+
 The API key goes to the SDK client and nowhere else. Error messages are rebuilt from the
 status code and the server's error text with the key redacted, never from headers.
 """
@@ -29,7 +37,7 @@ from openai import OpenAI
 from knowledge_assets.llm.prompts import PLACEHOLDERS, PromptTemplate, load_prompt, placeholder_values
 from knowledge_assets.llm.requests import BranchName, ExtractionRequest
 from knowledge_assets.llm.responses import RESPONSE_FOR
-from knowledge_assets.llm.results import CallFailure, CallResult, LLMConfigurationError, call_usage
+from knowledge_assets.llm.results import CallFailure, CallResult, LLMConfigurationError, RetryBudget, call_usage
 from knowledge_assets.llm.settings import LLMSettings
 
 log = logging.getLogger(__name__)
@@ -39,13 +47,15 @@ BACKOFF_CAP_S = 8.0
 MAX_RETRY_AFTER_S = 60.0
 MAX_OUTPUT_TOKENS = 8192
 _RETRYABLE_STATUS = frozenset({408, 409, 429})
+MAX_TIMEOUT_RETRIES = 1
 _FATAL_STATUS = {401: "the server refused the API key", 403: "the API key may not use this model", 404: "the model or endpoint does not exist"}
 
 
 class _Retryable(Exception):
-    def __init__(self, message: str, retry_after: float | None = None):
+    def __init__(self, message: str, retry_after: float | None = None, kind: str = "status"):
         super().__init__(message)
         self.retry_after = retry_after
+        self.kind = kind  # status | timeout | connection
 
 
 class _Invalid(Exception):
@@ -82,8 +92,10 @@ class OpenAIBackend:
     name = "openai"
 
     def __init__(self, settings: LLMSettings, prompts: dict[BranchName, PromptTemplate] | None = None,
-                 sleep: Callable[[float], None] = time.sleep):
+                 sleep: Callable[[float], None] = time.sleep, retry_budget: RetryBudget | None = None):
         self.settings = settings
+        # Shared by every call of the run when the caller passes the run's budget.
+        self.retry_budget = retry_budget or RetryBudget(settings.retry_budget)
         # Loaded once, up front: a missing or malformed prompt file fails before any request,
         # and worker threads only ever read this dict.
         self._prompts = prompts if prompts is not None else {branch: load_prompt(branch) for branch in PLACEHOLDERS}
@@ -113,7 +125,7 @@ class OpenAIBackend:
 
     def answer(self, request: ExtractionRequest) -> CallResult:
         started = time.monotonic()
-        spent, retries, invalid = _Spent(), 0, 0
+        spent, retries, invalid, timeouts = _Spent(), 0, 0, 0
         failure: CallFailure | None = None
         response = None
         while response is None and failure is None:
@@ -127,11 +139,20 @@ class OpenAIBackend:
                 invalid += 1
                 if invalid >= 2:
                     failure = CallFailure("invalid", f"answer failed validation twice: {exc}")
+                elif not self.retry_budget.take():
+                    failure = CallFailure("invalid", f"{exc}; {self._budget_spent()}")
                 else:
                     retries += 1
             except _Retryable as exc:
-                if retries >= self.settings.max_retries:
+                timeouts += exc.kind == "timeout"
+                if retries >= self.settings.max_retries or timeouts > MAX_TIMEOUT_RETRIES:
+                    if exc.kind == "connection":
+                        raise LLMConfigurationError(
+                            f"the model endpoint {_endpoint(self.settings)} cannot be reached "
+                            f"({exc}, {retries} retries)") from None
                     failure = CallFailure("transport", f"gave up after {retries} retries: {exc}")
+                elif not self.retry_budget.take():
+                    failure = CallFailure("transport", f"{exc}; {self._budget_spent()}")
                 else:
                     self._wait(request.branch, exc, retries)
                     retries += 1
@@ -163,8 +184,10 @@ class OpenAIBackend:
                                          max_completion_tokens=MAX_OUTPUT_TOKENS, **extra)
         except openai.APIStatusError as exc:
             raise self._classify(exc, mode) from None
-        except openai.APIConnectionError as exc:
-            raise _Retryable("request timed out" if isinstance(exc, openai.APITimeoutError) else "connection failed") from None
+        except openai.APITimeoutError:
+            raise _Retryable(f"no answer within the {self.settings.timeout_s:g}s timeout", kind="timeout") from None
+        except openai.APIConnectionError:
+            raise _Retryable("connection failed", kind="connection") from None
         try:
             body = raw.http_response.json()
         except ValueError:
@@ -191,6 +214,9 @@ class OpenAIBackend:
         if self.settings.api_key:
             text = text.replace(self.settings.api_key, "[redacted]")
         return text[:300]
+
+    def _budget_spent(self) -> str:
+        return f"not retried: the run's retry budget ({self.retry_budget.total}) is spent"
 
     def _fall_back_to_json_object(self) -> None:
         with self._mode_lock:
@@ -230,6 +256,10 @@ def _read_answer(raw, mode: str, response_type: type[pydantic.BaseModel], reques
     if problem := answer.problem(request):
         raise _Invalid(problem)
     return answer
+
+
+def _endpoint(settings: LLMSettings) -> str:
+    return settings.describe().get("llm_endpoint", "api.openai.com")
 
 
 def _short(exc: Exception) -> str:

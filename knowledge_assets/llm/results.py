@@ -7,7 +7,8 @@ document and never becomes an entry.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import threading
+from dataclasses import dataclass, field
 from typing import Generic, Literal, TypeVar
 
 from knowledge_assets.contracts import Branch, CallUsage
@@ -30,6 +31,23 @@ ResponseT = TypeVar("ResponseT", bound=ExtractionResponse)
 class LLMConfigurationError(RuntimeError):
     """No call can succeed (bad key, unknown model, unreachable prompt): the run stops with a
     message a user can act on, rather than escalating every item one by one."""
+
+
+@dataclass
+class RetryBudget:
+    """Retries a whole run may spend, shared by every call and thread of the run."""
+
+    total: int
+    spent: int = 0
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def take(self) -> bool:
+        """One retry, if any is left."""
+        with self._lock:
+            if self.spent >= self.total:
+                return False
+            self.spent += 1
+            return True
 
 
 @dataclass(frozen=True)

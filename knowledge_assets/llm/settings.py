@@ -6,6 +6,8 @@ when a run starts, never at import time.
     OPENAI_BASE_URL                            any OpenAI-compatible server: Azure, vLLM, Ollama
     KNOWLEDGE_LLM_MODEL                        model or deployment name
     KNOWLEDGE_LLM_CACHE    on | off            off bypasses the response cache
+    KNOWLEDGE_LLM_TIMEOUT_S  seconds           one request's timeout (default 120; CLI --llm-timeout)
+    KNOWLEDGE_LLM_RETRY_BUDGET  count          retries one run may spend in all (default 40)
 
 Without a forced backend, `openai` is chosen when a key or a base URL is known, else the
 embedded `offline` extractor, so a user with no key and no network still gets output.
@@ -22,6 +24,11 @@ BackendName = Literal["openai", "offline"]
 StructuredOutputMode = Literal["auto", "json_schema", "json_object"]
 
 DEFAULT_MODEL = "gpt-5.4-nano"
+DEFAULT_TIMEOUT_S = 120.0
+# Retries one run may spend across all its calls: under a provider failing every request, 70
+# calls x 4 retries would multiply the load (and the wait) by five; past the budget a failing
+# call fails at once and the run says how many did.
+DEFAULT_RETRY_BUDGET = 40
 DEFAULT_TIER = "nano"
 OFFLINE_DEPLOYMENT = "offline"
 
@@ -38,11 +45,12 @@ class LLMSettings:
     base_url: str | None
     # repr=False: a settings object printed in a traceback or a log line must not carry the key.
     api_key: str | None = field(default=None, repr=False)
-    timeout_s: float = 120.0
+    timeout_s: float = DEFAULT_TIMEOUT_S
     max_retries: int = 4
     max_concurrency: int = 8
     structured_output: StructuredOutputMode = "auto"
     use_cache: bool = True
+    retry_budget: int = DEFAULT_RETRY_BUDGET
 
     @property
     def deployment(self) -> str:
@@ -70,13 +78,18 @@ def resolve_settings(
     model: str = "",
     tier: str = "",
     base_url: str = "",
-    timeout_s: float = 120.0,
+    timeout_s: float | None = None,
     max_retries: int = 4,
     max_concurrency: int = 8,
     structured_output: StructuredOutputMode = "auto",
     use_cache: bool | None = None,
+    retry_budget: int | None = None,
 ) -> LLMSettings:
     """Explicit values win; empty ones fall back to the environment, read now."""
+    if timeout_s is None:
+        timeout_s = _number("KNOWLEDGE_LLM_TIMEOUT_S", DEFAULT_TIMEOUT_S)
+    if retry_budget is None:
+        retry_budget = int(_number("KNOWLEDGE_LLM_RETRY_BUDGET", DEFAULT_RETRY_BUDGET))
     if use_cache is None:
         use_cache = os.environ.get("KNOWLEDGE_LLM_CACHE", "on").strip().lower() not in ("off", "0", "false", "no")
     api_key = os.environ.get("OPENAI_API_KEY") or None
@@ -86,8 +99,8 @@ def resolve_settings(
         chosen = "openai" if (api_key or base_url) else "offline"
     if chosen not in ("openai", "offline"):
         raise SettingsError(f"KNOWLEDGE_LLM_BACKEND must be openai or offline, not {chosen!r}")
-    if max_concurrency < 1 or max_retries < 0 or timeout_s <= 0:
-        raise SettingsError("max_concurrency >= 1, max_retries >= 0 and timeout_s > 0 are required")
+    if max_concurrency < 1 or max_retries < 0 or timeout_s <= 0 or retry_budget < 0:
+        raise SettingsError("max_concurrency >= 1, max_retries >= 0, retry_budget >= 0 and timeout_s > 0 are required")
     return LLMSettings(
         backend=chosen,  # type: ignore[arg-type]
         model=model or os.environ.get("KNOWLEDGE_LLM_MODEL") or DEFAULT_MODEL,
@@ -99,4 +112,15 @@ def resolve_settings(
         max_concurrency=max_concurrency,
         structured_output=structured_output,
         use_cache=use_cache,
+        retry_budget=retry_budget,
     )
+
+
+def _number(name: str, default: float) -> float:
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        return float(raw)
+    except ValueError:
+        raise SettingsError(f"{name} must be a number, not {raw!r}") from None

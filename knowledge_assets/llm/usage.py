@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
+from knowledge_assets.llm.requests import DomainContextRequest, GlossaryRequest
 from knowledge_assets.llm.results import CallResult
 from knowledge_assets.llm.settings import OFFLINE_DEPLOYMENT
 from knowledge_assets.store.database import Store
@@ -59,16 +60,32 @@ def record_usage(store: Store, results: Sequence[CallResult], *, doc_id: str, ru
     store.append("llm_usage", usage_rows(results, doc_id=doc_id, run_id=run_id))
 
 
-def usage_totals(results: Sequence[CallResult], price: Price | None = None) -> dict[str, int | float]:
-    """Per-asset totals, named for materialisation metadata so the UI can plot them."""
+def unanswered_items(result: CallResult) -> int:
+    """What a failed call leaves without an answer: its terms, or its chunks (formulas, rules),
+    or the one domain context."""
+    request = result.request
+    if result.ok:
+        return 0
+    if isinstance(request, GlossaryRequest):
+        return len(request.clusters)
+    if isinstance(request, DomainContextRequest):
+        return 1
+    return len(request.chunks)
+
+
+def usage_totals(results: Sequence[CallResult], price: Price | None = None) -> dict[str, int | float | str]:
+    """Per-asset totals, named for materialisation metadata so the UI can plot them; the first
+    failed call's cause, when one failed, so a degraded run says why."""
     prompt = sum(r.usage.prompt_tokens for r in results)
     cached = sum(r.usage.cached_tokens for r in results)
     completion = sum(r.usage.completion_tokens for r in results)
-    totals: dict[str, int | float] = {
+    failures = [r.answer for r in results if not r.ok]
+    totals: dict[str, int | float | str] = {
         "llm_calls": len(results),
         "llm_requests": sum(1 for r in results if not r.cache_hit),
         "llm_cache_hits": sum(1 for r in results if r.cache_hit),
-        "llm_failed": sum(1 for r in results if not r.ok),
+        "llm_failed": len(failures),
+        "llm_unanswered": sum(unanswered_items(r) for r in results),
         "llm_retries": sum(r.usage.retries for r in results),
         "llm_prompt_tokens": prompt,
         "llm_cached_tokens": cached,
@@ -76,6 +93,8 @@ def usage_totals(results: Sequence[CallResult], price: Price | None = None) -> d
         "llm_completion_tokens": completion,
         "llm_latency_s": round(sum(r.usage.latency_s for r in results), 3),
     }
+    if failures:
+        totals["llm_first_failure"] = f"{failures[0].kind}: {failures[0].message}"
     if price is not None:
         totals["llm_cost_usd"] = round(price.cost(prompt, cached, completion), 6)
     return totals

@@ -3,7 +3,7 @@ column-order change can never shift values into the wrong column."""
 
 from __future__ import annotations
 
-from knowledge_assets.store.tables import evaluation, ingest, knowledge, llm, review, terms
+from knowledge_assets.store.tables import evaluation, ingest, knowledge, llm, review, revisions, terms
 
 TABLES: dict[str, dict[str, str]] = {
     **ingest.TABLES,
@@ -12,6 +12,7 @@ TABLES: dict[str, dict[str, str]] = {
     **knowledge.TABLES,
     **review.TABLES,
     **evaluation.TABLES,
+    **revisions.TABLES,
 }
 
 

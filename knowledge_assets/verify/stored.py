@@ -286,3 +286,39 @@ DANGLE_RATES: dict[str, Callable[[Sequence[Row]], DangleRate]] = {
 
 def dangle_rate(document: StoredDocument) -> DangleRate:
     return DANGLE_RATES[document.table](document.rows)
+
+
+@dataclass(frozen=True)
+class DocumentYield:
+    """What a document yielded, per page: a long document with none of a kind is a warning
+    sign (a parser or extractor that found nothing), never proof of an error."""
+
+    pages: int
+    definitions: int
+    formulas: int
+    rules: int
+
+    def per_page(self, count: int) -> float:
+        return round(count / self.pages, 4) if self.pages else 0.0
+
+    def shortfalls(self) -> list[str]:
+        if self.pages <= 1:
+            return []
+        found = []
+        if self.definitions == 0:
+            found.append("no definitions")
+        if self.formulas == 0 and self.rules == 0:
+            found.append("no formulas and no rules")
+        return found
+
+
+def document_yield(store: Store, doc_id: str) -> DocumentYield:
+    def count(sql: str) -> int:
+        return store.fetch(sql, [doc_id])[0]["n"]
+
+    return DocumentYield(
+        pages=count("SELECT coalesce(max(page_count), 0) AS n FROM parsed_documents WHERE doc_id = ?"),
+        definitions=count("SELECT count(*) AS n FROM glossary WHERE doc_id = ? AND definition IS NOT NULL"),
+        formulas=count("SELECT count(*) AS n FROM formulas WHERE doc_id = ?"),
+        rules=count("SELECT count(*) AS n FROM rules WHERE doc_id = ?"),
+    )

@@ -132,3 +132,58 @@ def test_the_api_key_is_sent_but_never_stored_or_logged(openai_server, llm_setti
     assert FAKE_KEY not in str(raised.value)
     assert FAKE_KEY not in "".join(r.answer.message for r in results if isinstance(r.answer, CallFailure))
     assert FAKE_KEY not in repr(llm_settings) and FAKE_KEY not in str(llm_settings.describe())
+
+
+def glossary_batch(terms: int):
+    from knowledge_assets.llm.requests import GlossaryRequest, TermCluster
+
+    return GlossaryRequest(clusters=[TermCluster(key=f"t_{n}", canonical=f"Term {n}", chunks=[chunk(n)])
+                                     for n in range(terms)])
+
+
+def test_a_truncated_batch_is_asked_again_as_two_halves_and_no_term_is_dropped(openai_server, llm_settings, store):
+    openai_server.inject(Fault.truncated())
+    request = glossary_batch(16)
+    results = Extractor.from_settings(replace(llm_settings, max_concurrency=1), store).run([request])
+    assert [len(r.request.clusters) for r in results] == [8, 8] and all(r.ok for r in results)
+    assert {c.key for r in results for c in r.request.clusters} == {c.key for c in request.clusters}
+    assert [len(r.body["messages"][-1]["content"].split("[term ")) - 1 for r in openai_server.requests] == [16, 8, 8]
+    # The truncated call's tokens are charged to the first half, and it counts as a retry.
+    assert results[0].usage.retries == 1 and results[0].usage.completion_tokens > results[1].usage.completion_tokens
+    record_usage(store, results, doc_id="DOC", run_id="r1")
+    assert store.fetch("SELECT count(*) AS n FROM llm_usage WHERE outcome = 'ok'")[0]["n"] == 2
+
+
+def test_splitting_stops_at_the_depth_bound_and_what_is_left_is_a_failure(openai_server, llm_settings):
+    openai_server.inject(*[Fault.truncated()] * 40)
+    results = Extractor.from_settings(replace(llm_settings, max_concurrency=1)).run([glossary_batch(16)])
+    # 16 -> 8 -> 4 -> 2: three halvings, eight batches of two, each still truncated.
+    assert [len(r.request.clusters) for r in results] == [2] * 8
+    assert all(r.outcome == "truncated" for r in results)
+    assert len(openai_server.requests) == 1 + 2 + 4 + 8
+
+
+def test_a_truncated_formula_batch_splits_its_chunks_with_their_candidates(openai_server, llm_settings):
+    from knowledge_assets.candidates.model import span
+
+    chunks = [chunk(n) for n in range(4)]
+    candidates = [span("formula", c.chunk_id, c.text, 0, 5, cue="=") for c in chunks]
+    openai_server.inject(Fault.truncated())
+    results = Extractor.from_settings(replace(llm_settings, max_concurrency=1)).run(
+        [FormulaRequest(chunks=chunks, candidates=candidates)])
+    assert [[c.chunk_id for c in r.request.chunks] for r in results] == [["DOC::0000", "DOC::0001"], ["DOC::0002", "DOC::0003"]]
+    assert [[c.chunk_id for c in r.request.candidates] for r in results] == [["DOC::0000", "DOC::0001"], ["DOC::0002", "DOC::0003"]]
+
+
+def test_the_retry_budget_is_shared_by_every_call_of_a_run(openai_server, llm_settings):
+    from knowledge_assets.llm.results import RetryBudget
+
+    openai_server.inject(*[Fault.server_error()] * 30)
+    budget = RetryBudget(3)
+    settings = replace(llm_settings, max_concurrency=1, max_retries=4)
+    extractor = Extractor(OpenAIBackend(settings, sleep=lambda _: None, retry_budget=budget), max_concurrency=1)
+    results = extractor.run(formula_requests(4))
+    assert all(r.outcome == "transport" for r in results)
+    # Without the budget: 4 calls x 5 attempts = 20 requests; with it, 4 first attempts + 3 retries.
+    assert len(openai_server.requests) == 7 and budget.spent == 3
+    assert "retry budget (3) is spent" in results[-1].answer.message

@@ -3,6 +3,8 @@ timeout paths run; only our retry waits are recorded instead of slept."""
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from knowledge_assets.llm.openai_backend import OpenAIBackend
@@ -186,3 +188,32 @@ def test_a_bad_request_is_a_failure_and_not_retried(openai_server, llm_settings)
     result = OpenAIBackend(llm_settings).answer(formula_request())
     assert isinstance(result.answer, CallFailure) and result.answer.kind == "rejected"
     assert len(openai_server.requests) == 1
+
+
+def test_a_hanging_server_costs_the_timeout_twice_and_no_more(openai_server, llm_settings):
+    openai_server.inject(*[Fault.slow(6.0)] * 5)
+    settings = resolve_settings(timeout_s=2.0, max_retries=4)
+    backend, waits = backend_with_recorded_waits(settings)
+    started = time.monotonic()
+    result = backend.answer(formula_request())
+    elapsed = time.monotonic() - started
+    assert isinstance(result.answer, CallFailure) and result.answer.kind == "transport"
+    assert "no answer within the 2s timeout" in result.answer.message
+    # One request and one retry of it, not five: a provider that hangs once mostly hangs again.
+    assert len(openai_server.requests) == 2 and len(waits) == 1
+    assert 4.0 <= elapsed < 6.0
+
+
+def test_the_timeout_comes_from_the_environment(openai_server, llm_settings, monkeypatch):
+    monkeypatch.setenv("KNOWLEDGE_LLM_TIMEOUT_S", "2")
+    assert OpenAIBackend(resolve_settings()).settings.timeout_s == 2.0
+
+
+def test_an_unreachable_endpoint_stops_the_run_naming_it(llm_settings, monkeypatch):
+    with OpenAIServer(valid_answer) as gone:
+        url = gone.base_url
+    monkeypatch.setenv("OPENAI_BASE_URL", url)
+    backend, _ = backend_with_recorded_waits(resolve_settings(timeout_s=2.0, max_retries=2))
+    with pytest.raises(LLMConfigurationError) as raised:
+        backend.answer(formula_request())
+    assert "cannot be reached" in str(raised.value) and url.rsplit("/", 1)[0] in str(raised.value)

@@ -11,7 +11,8 @@ FAKE_KEY = "sk-test-SECRET123"
 
 @pytest.fixture(autouse=True)
 def clean_environment(monkeypatch):
-    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "KNOWLEDGE_LLM_BACKEND", "KNOWLEDGE_LLM_MODEL", "KNOWLEDGE_LLM_CACHE"):
+    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "KNOWLEDGE_LLM_BACKEND", "KNOWLEDGE_LLM_MODEL", "KNOWLEDGE_LLM_CACHE",
+                 "KNOWLEDGE_LLM_TIMEOUT_S", "KNOWLEDGE_LLM_RETRY_BUDGET"):
         monkeypatch.delenv(name, raising=False)
 
 
@@ -61,3 +62,17 @@ def test_what_a_user_sees_never_holds_the_key_or_url_credentials(monkeypatch):
     settings = resolve_settings()
     assert settings.describe()["llm_endpoint"] == "https://example.openai.azure.com"
     assert FAKE_KEY not in repr(settings) and "pw" not in str(settings.describe())
+
+
+def test_the_timeout_and_the_retry_budget_read_the_environment_and_explicit_values_win(monkeypatch):
+    assert resolve_settings().timeout_s == 120.0 and resolve_settings().retry_budget == 40
+    monkeypatch.setenv("KNOWLEDGE_LLM_TIMEOUT_S", "2.5")
+    monkeypatch.setenv("KNOWLEDGE_LLM_RETRY_BUDGET", "7")
+    assert resolve_settings().timeout_s == 2.5 and resolve_settings().retry_budget == 7
+    assert resolve_settings(timeout_s=9.0).timeout_s == 9.0
+
+
+def test_a_timeout_that_is_not_a_number_is_refused(monkeypatch):
+    monkeypatch.setenv("KNOWLEDGE_LLM_TIMEOUT_S", "soon")
+    with pytest.raises(SettingsError, match="KNOWLEDGE_LLM_TIMEOUT_S must be a number"):
+        resolve_settings()

@@ -27,7 +27,7 @@ STARTUP_DEADLINE_S = 240.0
 def project_instance_config(root: Path) -> dict:
     """The project's dagster.yaml, with its project-relative storage moved under `root`."""
     text = (PROJECT_ROOT / "dagster.yaml").read_text(encoding="utf-8")
-    return yaml.safe_load(text.replace("base_dir: .knowledge/", f"base_dir: {root}/.knowledge/"))
+    return yaml.safe_load(text.replace("base_dir: .knowledge", f"base_dir: {root}/.knowledge"))
 
 
 def free_port() -> int:

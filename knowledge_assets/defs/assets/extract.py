@@ -5,7 +5,7 @@ import dagster as dg
 
 from knowledge_assets.defs.assets.code_versions import chained_code_version
 from knowledge_assets.defs.assets.ingest import parsed_chunks
-from knowledge_assets.defs.assets.metadata import entity_links, table_metadata
+from knowledge_assets.defs.assets.metadata import entity_links, revision_metadata, table_metadata
 from knowledge_assets.defs.assets.terms import term_clusters
 from knowledge_assets.defs.llm import KnowledgeLLM
 from knowledge_assets.defs.partitions import documents
@@ -22,8 +22,16 @@ _COMMON = {
     "owners": ["team:knowledge-assets"],
     "automation_condition": dg.AutomationCondition.eager(),
 }
+
+
+def _llm_kinds() -> set[str]:
+    # Resolved when the definitions load, like the code versions: an offline deployment does not
+    # claim `openai` in the UI; one whose runs ask a model does.
+    return {"python", "duckdb"} | ({"openai"} if KnowledgeLLM().settings().backend == "openai" else set())
+
+
 # Model-calling steps share one pool, limited in dagster.yaml, so rate limits hold across runs.
-_LLM = {**_COMMON, "kinds": {"python", "duckdb", "openai"}, "pool": "llm"}
+_LLM = {**_COMMON, "kinds": _llm_kinds(), "pool": "llm"}
 
 
 def _table(rows: list[dict]) -> dg.MetadataValue:
@@ -57,8 +65,9 @@ def _run(work):
 def _extract(context: dg.AssetExecutionContext, knowledge_store: KnowledgeStore, knowledge_llm: KnowledgeLLM,
              run_stage, table: str, branch: str) -> dg.MaterializeResult:
     store = knowledge_store.open()
-    result = _run(lambda: run_stage(store, knowledge_llm.extractor(store), context.partition_key, context.run.run_id))
-    return _result(result, table, entity_links(store, table, context.partition_key), knowledge_llm, branch)
+    result = _run(lambda: run_stage(store, knowledge_llm.extractor(store, context.run.run_id), context.partition_key, context.run.run_id))
+    links = entity_links(store, table, context.partition_key) | revision_metadata(store, context)
+    return _result(result, table, links, knowledge_llm, branch)
 
 
 def _code_version(branch: str, *upstream: dg.AssetsDefinition) -> str:
@@ -119,7 +128,7 @@ def domain_context(context: dg.AssetExecutionContext, knowledge_store: Knowledge
 def review_queue(context: dg.AssetExecutionContext, knowledge_store: KnowledgeStore):
     store = knowledge_store.open()
     result = _run(lambda: stages.run_review_queue(store, context.partition_key))
-    links = entity_links(store, "review_queue", context.partition_key)
+    links = entity_links(store, "review_queue", context.partition_key) | revision_metadata(store, context)
     # The document's page in `review serve`, when KNOWLEDGE_REVIEW_URL says where it runs.
     if (review_page := document_review_url(context.partition_key)) is not None:
         links["review_page"] = dg.MetadataValue.url(review_page)

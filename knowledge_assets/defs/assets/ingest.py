@@ -1,6 +1,6 @@
 import dagster as dg
 
-from knowledge_assets.defs.assets.metadata import table_metadata
+from knowledge_assets.defs.assets.metadata import revision_metadata, table_metadata
 from knowledge_assets.defs.partitions import documents
 from knowledge_assets.defs.resources import KnowledgeStore
 from knowledge_assets.ingest.errors import DocumentError
@@ -51,6 +51,7 @@ def parsed_chunks(context: dg.AssetExecutionContext, knowledge_store: KnowledgeS
             "table": "parsed_chunks",
             "database": dg.MetadataValue.path(str(store.path)),
             "preview": dg.MetadataValue.md(_preview(parsed)),
+            **revision_metadata(store, context),
         }
     )
 

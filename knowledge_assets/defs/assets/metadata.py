@@ -7,6 +7,7 @@ from collections.abc import Callable
 import dagster as dg
 
 from knowledge_assets.store.database import Store
+from knowledge_assets.store.revisions import record_revision
 from knowledge_assets.store.schema import TABLES
 
 _SHOWN_LINKS = 12
@@ -49,3 +50,11 @@ def entity_links(store: Store, table: str, doc_id: str) -> dict[str, object]:
     lines = [f"| {id_column} | links to |", "|---|---|"]
     lines += [f"| {entity} | {', '.join(targets)} |" for entity, targets in links[:_SHOWN_LINKS]]
     return {"linked_entities": len(links), "links": dg.MetadataValue.md("\n".join(lines))}
+
+
+def revision_metadata(store: Store, context: dg.AssetExecutionContext) -> dict[str, object]:
+    """Records which revision of the document this materialisation was derived from, in the
+    store (for the consistency check and export) and in the materialisation's metadata."""
+    asset = context.asset_key.to_user_string()
+    revision = record_revision(store, context.partition_key, asset, context.run.run_id)
+    return {"document_revision": revision} if revision is not None else {}

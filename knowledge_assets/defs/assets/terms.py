@@ -4,7 +4,7 @@ import dagster as dg
 
 from knowledge_assets.defs.assets.code_versions import chained_code_version
 from knowledge_assets.defs.assets.ingest import parsed_chunks
-from knowledge_assets.defs.assets.metadata import table_metadata
+from knowledge_assets.defs.assets.metadata import revision_metadata, table_metadata
 from knowledge_assets.defs.partitions import documents
 from knowledge_assets.defs.resources import KnowledgeStore
 from knowledge_assets.evaluation.gold import load_gold
@@ -81,6 +81,7 @@ def term_clusters(context: dg.AssetExecutionContext, knowledge_store: KnowledgeS
             "table": "term_clusters",
             "database": dg.MetadataValue.path(str(store.path)),
             "preview": dg.MetadataValue.md(_preview(funnel)),
+            **revision_metadata(store, context),
         }
     )
 

@@ -1,0 +1,27 @@
+"""The home becomes a DAGSTER_HOME whose dagster.yaml is the project's without its storage
+blocks, so the storage lands in the home in the layout the project's dagster.yaml names."""
+
+import yaml
+
+from knowledge_assets.defs.instance import home_instance_config, project_instance
+from tests.conftest import PROJECT_ROOT
+
+
+def test_the_homes_instance_config_keeps_everything_but_the_storage_paths():
+    config = yaml.safe_load(home_instance_config(PROJECT_ROOT / "dagster.yaml"))
+    project = yaml.safe_load((PROJECT_ROOT / "dagster.yaml").read_text(encoding="utf-8"))
+    assert config == {k: v for k, v in project.items() if k not in ("storage", "local_artifact_storage", "compute_logs")}
+
+
+def test_the_project_instance_keeps_its_storage_in_the_knowledge_home(monkeypatch, tmp_path):
+    for name in ("DAGSTER_HOME", "KNOWLEDGE_DB"):
+        monkeypatch.setenv(name, "")  # recorded, so the DAGSTER_HOME the instance exports is undone
+        monkeypatch.delenv(name)
+    monkeypatch.setenv("KNOWLEDGE_HOME", str(tmp_path / "home"))
+    monkeypatch.chdir(tmp_path)
+    with project_instance() as instance:
+        assert instance.root_directory == str(tmp_path / "home")
+        assert instance.get_concurrency_config().pool_config.default_pool_limit == 2
+        instance.add_dynamic_partitions("documents", ["D1"])
+    assert (tmp_path / "home" / "history" / "runs.db").is_file()
+    assert not (tmp_path / ".knowledge").exists()

@@ -433,6 +433,10 @@ class _Reader:
             return False
         return bool(_GLUED_OPERATOR.search(flat) or _GLUED_TIMES.search(flat) or _MATH_CALL.search(flat))
 
+    def _opens_where_sentence(self, index: int) -> bool:
+        line = self.line(index).strip().casefold()
+        return any(line.startswith(opener + " ") and not line.endswith(":") for opener in self.openers)
+
     def _is_legend_opener(self, index: int) -> bool:
         line = self.line(index).strip().casefold()
         head = line.rstrip(":, ").strip()
@@ -462,25 +466,31 @@ def _latex_found(text: str, start: int, end: int) -> _Found:
 
 
 def _legend(text: str, reader: _Reader) -> list[tuple[Bounds, Bounds]]:
-    """(symbol, meaning) bounds of each legend entry: every `Symbol = prose` line, and the
+    """(symbol, meaning) bounds of each legend entry: every `Symbol = prose` line, the
     `Symbol : meaning` / `- Symbol adalah meaning` lines of a block that a legend opener
-    starts. A meaning goes on over the next line only when that line is indented deeper."""
+    starts (a blank line right after the opener does not end it), and the clauses of a
+    "where X is …, and Y is …" sentence. A meaning goes on over the next line only when
+    that line is indented deeper."""
     verbs = "|".join(re.escape(v) for v in reader.verbs) or "(?!)"
     entry = re.compile(_LEGEND_ENTRY.pattern.replace("{verbs}", verbs))
     entries: list[tuple[Bounds, Bounds]] = []
-    in_legend = False
+    in_legend, read_entry = False, False
     for index, (start, end) in enumerate(reader.lines):
         if reader._is_legend_opener(index):
-            in_legend = True
+            in_legend, read_entry = True, False
             continue
         if reader.blank(index):
-            in_legend = False
+            in_legend = in_legend and not read_entry
+            continue
+        if reader._opens_where_sentence(index):
+            entries.extend(_where_clauses(text, reader, index, verbs))
             continue
         match = entry.fullmatch(text, start, end)
         if not match or (match["sep"] != "=" and not in_legend) or index in reader.claimed:
             continue
         if match["sep"] == "=" and reader._is_expression(match["meaning"]):
             continue
+        read_entry = True
         meaning_end = match.end("meaning")
         following = index + 1
         while following < len(reader.lines) and not reader.blank(following) \
@@ -490,6 +500,23 @@ def _legend(text: str, reader: _Reader) -> list[tuple[Bounds, Bounds]]:
             following += 1
         entries.append((match.span("symbol"), (match.start("meaning"), meaning_end)))
     return entries
+
+
+def _where_clauses(text: str, reader: _Reader, index: int, verbs: str) -> list[tuple[Bounds, Bounds]]:
+    """`where N is the number of bytes, and M is …` / `Dimana H merupakan …, I adalah …`:
+    each clause `Symbol verb meaning` of the paragraph the opener starts."""
+    last = index
+    while last + 1 < len(reader.lines) and reader.free(last + 1):
+        last += 1
+    start, end = reader.lines[index][0], reader.lines[last][1]
+    clause = re.compile(rf"(?:^|(?<=[,;])\s*(?:and\s+|dan\s+)?|\s(?:and|dan)\s+|^\s*\w+\s+)"
+                        rf"\*?(?P<symbol>[^\W\d][\w,]*?)\*?\s+(?:{verbs})\s+(?P<meaning>[^,;]+?)(?=\s*[,;]|\.\s|\.\Z|\Z)",
+                        re.IGNORECASE | re.MULTILINE)
+    found = []
+    for match in clause.finditer(text, start, end):
+        if len(match["symbol"]) <= 8:
+            found.append((match.span("symbol"), _strip(text, *match.span("meaning"))))
+    return found
 
 
 def _word_pattern(words: Sequence[str]) -> re.Pattern[str]:

@@ -27,7 +27,7 @@ _NUMBER = re.compile(r"\d+(?:[.,]\d+)*%?")
 _UNIT = re.compile(r"\(([^()\n]{1,24})\)\s*$")
 _PERCENT = re.compile(r"x\s*100\s*(%)\s*$")
 _TRAILING_UNIT = re.compile(r"\s\(([a-z%][^()]*)\)\s*$")
-_LATEX_TOKEN = re.compile(r"\\text\s*\{[^{}]*\}|\\[A-Za-z]+|(?P<symbol>[^\W\d_](?:\\_|\w)*(?:_\{[^{}]*\})?)")
+_LATEX_TOKEN = re.compile(r"\\text\s*\{[^{}]*\}|\\[A-Za-z]+|(?P<symbol>[^\W\d_](?:\\_|[^\W_]|_(?!\{))*(?:_\{[^{}]*\})?)")
 _FUNCTION = re.compile(r"\s?\(")
 _WORDED_OPERAND = re.compile(r"[^\W\d_][\w/%.'-]*(?:\s+[^\W\d_][\w/%.'-]*)+")
 

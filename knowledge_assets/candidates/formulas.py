@@ -63,15 +63,18 @@ Bounds = tuple[int, int]
 
 _MATH_INFO = frozenset({"math", "latex", "tex", "katex", "mathjax", "asciimath"})
 _FENCE = re.compile(r"[ \t]*(?P<mark>`{3,}|~{3,})[ \t]*(?P<info>[^\s`]*)[^`]*")
-_DISPLAY_MATH = re.compile(r"\$\$(?P<body>.+?)\$\$", re.DOTALL)
+_DISPLAY_MATH = re.compile(r"\$\$(?P<body>.+?)\$\$|\\\[(?P<bracketed>.+?)\\\]", re.DOTALL)
 
 _WORD = r"[^\W\d_]"
 # An identifier left side: `smoothed_rtt`, `limit(maxFS)`, `sent[pn][n].time`, `R'`.
 _CODE_LHS = rf"{_WORD}[\w']*(?:\[[^\]\n]*\]|\([^()\n]*\))*(?:\.{_WORD}[\w']*)*"
 _ASSIGN = r"(?:<-|:=|←|(?<![=!<>+\-*/%&|^~])=(?!=))"
-_CODE_LINE = re.compile(rf"[ \t]*(?P<lhs>{_CODE_LHS})[ \t]*(?P<op>{_ASSIGN})[ \t]*(?P<rhs>.*?)[ \t]*")
+_COMPOUND = r"[+\-*/]="
+# `SRTT <- R`, `cwnd += N`: an arrow or a compound operator makes one operand a formula.
+_SETTING_OPERATORS = frozenset({"<-", ":=", "←", "+=", "-=", "*=", "/="})
+_CODE_LINE = re.compile(rf"[ \t]*(?P<lhs>{_CODE_LHS})[ \t]*(?P<op>{_ASSIGN}|{_COMPOUND})[ \t]*(?P<rhs>.*?)[ \t]*")
 # A named left side: a short phrase (`PM Compliance`, `Gain/Loss MOHH`), spaces around the operator.
-_NAME_LINE = re.compile(rf"(?P<lhs>[∆Δ]?{_WORD}[^\s=]*(?:[ \t]+[^\s=]+)*?)[ \t]+(?P<op>=|<-|:=|←)[ \t]+(?P<rhs>\S.*?)[ \t]*")
+_NAME_LINE = re.compile(rf"[ \t]*(?P<lhs>[∆Δ]?{_WORD}[^\s=]*(?:[ \t]+[^\s=]+)*?)[ \t]+(?P<op>=|<-|:=|←)[ \t]+(?P<rhs>\S.*?)[ \t]*")
 _NAME_WORD = re.compile(rf"[(∆Δ]?{_WORD}[\w/&.'()\-%]*")
 _MAX_NAME_WORDS = 6
 _MAX_LEAD_IN_NAME_WORDS = 20
@@ -89,6 +92,7 @@ _TRAILING_NOTE = re.compile(r"\s\([^()]*\)$")
 _NUMERIC = re.compile(r"\d[\d.,OolI]*%?")
 
 _BAR = re.compile(r"[-_—]{4,}")
+_BAR_LHS = re.compile(rf"[ \t]*(?P<lhs>{_WORD}[^=\n]*?)[ \t]*=(?=[ \t]*[-_—]{{4,}})")
 _MAX_BAR = 40
 _CLAUSE_START = re.compile(r"[ \t]*(?:\(?\d{1,3}[.)]|\(\w{1,3}\)|[a-z][.)][ \t]|[-•*][ \t])")
 _SENTENCE_INSIDE = re.compile(r"\w[.:;][ \t]+\S")
@@ -157,6 +161,8 @@ class _Reader:
         self.multiply_words = pack.get("multiply_words", ())
         times = "|".join(re.escape(w) for w in self.multiply_words) or "(?!)"
         self.spaced_operator = re.compile(rf"(?:^|\s)(?:{_SPACED_OPERATOR}|{times})(?=\s|$)")
+        functions = "|".join(re.escape(w) for w in pack.get("math_functions", ())) or "(?!)"
+        self.spaced_call = re.compile(rf"(?<![\w.])(?:{functions})[ \t]\([^()]*\w[^()]*\)")
         self.trailing_operator = re.compile(rf"(?:(?:^|\s)(?:{times})|{_SPACED_OPERATOR}|=|\()\s*$")
 
     def line(self, index: int) -> str:
@@ -199,7 +205,7 @@ class _Reader:
 
     def _display_math(self) -> Iterator[_Found]:
         for match in _DISPLAY_MATH.finditer(self.text):
-            start, end = _strip(self.text, *match.span("body"))
+            start, end = _strip(self.text, *match.span(match.lastgroup))
             if start < end:
                 self.claim(self.index_of(match.start()), self.index_of(match.end()))
                 yield _latex_found(self.text, start, end)
@@ -230,8 +236,8 @@ class _Reader:
                 continue
             start, _ = _strip(self.text, *self.lines[above])
             _, end = _strip(self.text, *self.lines[below])
-            lhs = re.match(rf"[ \t]*({_WORD}[\w,]*)[ \t]*=", self.line(index))
-            lhs_bounds = (self.lines[index][0] + lhs.start(1), self.lines[index][0] + lhs.end(1)) if lhs else None
+            lhs = _BAR_LHS.match(self.line(index))
+            lhs_bounds = (self.lines[index][0] + lhs.start("lhs"), self.lines[index][0] + lhs.end("lhs")) if lhs else None
             self.claim(above, below)
             yield _Found(start, end, "fraction_layout", lhs_bounds)
 
@@ -240,15 +246,19 @@ class _Reader:
         bars = _BAR.findall(line)
         if not bars or "|" in line or any(len(bar) > _MAX_BAR for bar in bars):
             return False
+        if lhs := _BAR_LHS.match(line):
+            if not self._is_name(lhs["lhs"]):
+                return False
+            line = line[lhs.end():]
         rest = _BAR.sub(" ", line).split()
-        if not rest and len(bars) == 1:
+        if not rest and len(bars) == 1 and not lhs:
             return False  # a lone rule is a table border, not a fraction
-        return all(len(token) <= 4 for token in rest)
+        return all(len(token) <= 6 for token in rest)
 
     def _is_layout_row(self, index: int) -> bool:
         """A numerator or denominator row: a few short symbols or numbers, no sentence."""
         tokens = self.line(index).split()
-        return 0 < len(tokens) <= 8 and not self.line(index).rstrip().endswith(":") and all(len(t) <= 8 for t in tokens)
+        return 0 < len(tokens) <= 8 and not self.line(index).rstrip().endswith(":") and all(len(t) <= 16 for t in tokens)
 
     # -- lead-ins ----------------------------------------------------------------------------
     def lead_ins(self) -> Iterator[_Found]:
@@ -345,7 +355,8 @@ class _Reader:
         stop = self._continued(index, index, limit=last)
         rhs = _strip(self.text, match.start("rhs"), self.lines[stop][1])
         value = self.text[rhs[0]:rhs[1]]
-        if not (self._is_expression(value, tight=True) or self._is_copied_quantity(match["lhs"], value)):
+        if not (self._is_expression(value, tight=True) or self._is_copied_quantity(match["lhs"], value)
+                or (match["op"] in _SETTING_OPERATORS and re.fullmatch(rf"{_WORD}[\w']*", value))):
             return None
         self.claim(index, stop)
         return _Found(match.start("lhs"), rhs[1], "assignment", match.span("lhs"), rhs), stop + 1
@@ -431,7 +442,8 @@ class _Reader:
             return False
         if _PROSE.search(_without_parentheses_content(flat)):
             return False
-        return bool(_GLUED_OPERATOR.search(flat) or _GLUED_TIMES.search(flat) or _MATH_CALL.search(flat))
+        return bool(_GLUED_OPERATOR.search(flat) or _GLUED_TIMES.search(flat) or _MATH_CALL.search(flat)
+                    or self.spaced_call.search(flat))
 
     def _opens_where_sentence(self, index: int) -> bool:
         line = self.line(index).strip().casefold()

@@ -47,6 +47,15 @@ def test_an_assignment_line_is_a_formula_with_its_left_side(line, lhs):
     assert candidate.cue in {"assignment", "inline"}
 
 
+@pytest.mark.parametrize("line", ["EWMA <- S", "level ← peak", "window += min (N, MSS)      (2)", "window += N"])
+def test_an_arrow_or_compound_operator_makes_one_operand_a_formula(line):
+    assert texts(f"      {line}\n") == [line]
+
+
+def test_an_indented_named_formula_line():
+    assert texts("   Fuel Rate = Fuel Used / Engine Hours\n") == ["Fuel Rate = Fuel Used / Engine Hours"]
+
+
 def test_a_formula_ending_on_an_operator_continues_on_the_next_line():
     assert texts("Total Cost = Labour Cost + Parts Cost +\nFreight Cost\nNext line.") == [
         "Total Cost = Labour Cost + Parts Cost +\nFreight Cost"]
@@ -76,6 +85,10 @@ def test_a_math_block_without_a_left_side_has_none():
     assert candidate.text == "\\frac{q - r}{r}" and candidate.part("lhs") is None
 
 
+def test_a_bracket_display_is_a_latex_formula():
+    assert only("Then \\[ r = \\frac{a}{b} \\] holds.").text == "r = \\frac{a}{b}"
+
+
 def test_a_dollar_display_is_a_latex_formula():
     candidate = only("Growth follows $$\\mathrm{V_{new}} = \\sqrt[3]{\\frac{V_{old}}{\\alpha}}$$ in theory.")
     assert candidate.text == "\\mathrm{V_{new}} = \\sqrt[3]{\\frac{V_{old}}{\\alpha}}"
@@ -87,6 +100,13 @@ def test_a_fraction_laid_out_over_three_lines_is_one_formula():
     candidate = only(text)
     assert candidate.text == "dV\n   Q = -------\n        dt"
     assert candidate.cue == "fraction_layout" and candidate.part("lhs").text == "Q"
+
+
+def test_a_fraction_with_a_named_left_side_and_a_factor_after_the_bar():
+    text = "Rumus:\n\n                Jam Kerja Efektif\n   Efisiensi = ----------------- x 100%\n                Jam Tersedia\n"
+    candidate = only(text)
+    assert candidate.part("lhs").text == "Efisiensi"
+    assert candidate.text.startswith("Jam Kerja Efektif\n") and candidate.text.endswith("Jam Tersedia")
 
 
 def test_a_sum_of_fractions_on_one_bar_line_is_one_formula():
@@ -139,6 +159,7 @@ def test_worked_examples_unit_equalities_and_constants_are_not_formulas():
             "4OO x 1.250.00O = 500.000.000\n"
             "                1 Pa = 1 N m-2\n"
             "   kRetryLimit = 5\n"
+            "   count += 1\n"
             "   window = 20 packets (initial)\n"
             "So seqno=0; FS=1000; peak=9000 holds.\n")
     assert texts(text) == []

@@ -253,7 +253,14 @@ class _Reader:
         rest = _BAR.sub(" ", line).split()
         if not rest and len(bars) == 1 and not lhs:
             return False  # a lone rule is a table border, not a fraction
+        before, after = line[:line.index(bars[0])].split(), line[line.rindex(bars[-1]) + len(bars[-1]):].split()
+        if before or (after and not self._joins(after[0])):
+            return False  # `6000 RPM ------ 10 ms RTT`: a scale drawn with a rule, not a fraction
         return all(len(token) <= 6 for token in rest)
+
+    def _joins(self, token: str) -> bool:
+        """Whether a token after a fraction bar carries the formula on: an operator or a relation."""
+        return token in self.multiply_words or re.fullmatch(r"[+\-*/×÷^·<>≤≥=]+\d*", token) is not None
 
     def _is_layout_row(self, index: int) -> bool:
         """A numerator or denominator row: a few short symbols or numbers, no sentence."""

@@ -118,6 +118,11 @@ def test_a_table_border_is_not_a_fraction_bar():
     assert texts("Jenis              Nilai\n----------------------------------------\nBatu               0,5\n") == []
 
 
+def test_a_scale_drawn_with_a_rule_is_not_a_fraction():
+    text = "              Slow\n     100 ms ------------------------ 5 pps\n              Fast\n"
+    assert texts(text) == []
+
+
 def test_a_statutory_lead_in_takes_a_long_name_and_tight_operators():
     text = ("(1) Besaran tarif dihitung dengan menggunakan formula sebagai berikut:\n"
             "Tarif Sewa Lahan Untuk Kegiatan\nPenunjang = Lx(P+Q)\n(2) Ketentuan lebih lanjut.")

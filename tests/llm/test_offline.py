@@ -125,11 +125,21 @@ def test_identifier_formulas_name_operands_not_functions_or_numbers():
     assert [v.symbol for v in formula.variables] == ["window_new", "peak", "SMSS", "window"]
 
 
+def test_a_tight_product_names_each_factor():
+    formula, = _formulas_of("dihitung dengan formula sebagai berikut:\nDenda Harian = ((P-Q)xRxS)xTK\n")
+    assert [v.symbol for v in formula.variables] == ["P", "Q", "R", "S", "TK"]
+
+
 def test_a_latex_block_keeps_its_markup_and_names_its_symbols():
     formula, = _formulas_of("~~~ math\n\\mathrm{W_{est}} = W_{est} + \\alpha * \\frac{acked}{cwnd} \\text{ per ACK}\n~~~\n")
     assert formula.formula_latex == "\\mathrm{W_{est}} = W_{est} + \\alpha * \\frac{acked}{cwnd} \\text{ per ACK}"
     assert formula.name == "\\mathrm{W_{est}}"
     assert [v.symbol for v in formula.variables] == ["W_{est}", "acked", "cwnd"]
+
+
+def test_environment_names_and_prose_of_a_piecewise_latex_formula_are_not_symbols():
+    formula, = _formulas_of("~~~ math\nG = \\left\\{\\begin{array}{ll} q & \\text{if } q < r \\end{array}\\right.\n~~~\n")
+    assert [v.symbol for v in formula.variables] == ["q", "r"]
 
 
 def test_a_fraction_layout_without_a_left_side_has_no_name():

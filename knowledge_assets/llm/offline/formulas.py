@@ -27,8 +27,8 @@ _NUMBER = re.compile(r"\d+(?:[.,]\d+)*%?")
 _UNIT = re.compile(r"\(([^()\n]{1,24})\)\s*$")
 _PERCENT = re.compile(r"x\s*100\s*(%)\s*$")
 _TRAILING_UNIT = re.compile(r"\s\(([a-z%][^()]*)\)\s*$")
-_LATEX_TOKEN = re.compile(r"\\text\s*\{[^{}]*\}|\\[A-Za-z]+|(?P<symbol>[^\W\d_](?:\\_|[^\W_]|_(?!\{))*(?:_\{[^{}]*\})?)")
-_FUNCTION = re.compile(r"\s?\(")
+_LATEX_TOKEN = re.compile(r"\\text\s*\{[^{}]*\}|\\(?:begin|end)\s*\{[^{}]*\}(?:\{[^{}]*\})?|\\[A-Za-z]+|(?P<symbol>[^\W\d_](?:\\_|[^\W_]|_(?!\{))*(?:_\{[^{}]*\})?)")
+_GLUED_TIMES = re.compile(r"(?:(?<=[A-Z0-9)\]])|^)x(?=[A-Z0-9(])")
 _WORDED_OPERAND = re.compile(r"[^\W\d_][\w/%.'-]*(?:\s+[^\W\d_][\w/%.'-]*)+")
 
 
@@ -71,16 +71,19 @@ def _symbols(rhs: str) -> list[str]:
         rhs = rhs[:unit.start()]
     flat = rhs.replace("\n", " ")
     parts = [part.strip() for part in _SPLIT.split(flat)]
-    if not all(_WORDED_OPERAND.fullmatch(p) or " " not in p for p in parts if p):
+    if not all(" " not in p or _WORDED_OPERAND.fullmatch(p) for p in parts if p):
         parts = _CODE_SPLIT.split(flat)
-    operands = []
-    for part in parts:
-        pieces = [part] if " " in part or not _CODE_SPLIT.search(part) else _CODE_SPLIT.split(part)
-        for piece in pieces:
-            piece = piece.strip()
-            if piece and not _NUMBER.fullmatch(piece) and piece in rhs and not _is_function(piece, flat):
-                operands.append(piece)
-    return list(dict.fromkeys(operands))
+    operands = (piece for part in parts for piece in _pieces(part.strip()))
+    return list(dict.fromkeys(p for p in operands
+                              if p and not _NUMBER.fullmatch(p) and p in rhs and not _is_function(p, flat)))
+
+
+def _pieces(part: str) -> list[str]:
+    """A named quantity stays whole; a tight expression (`SMSS*SMSS/cwnd`, `LxBl`) splits
+    into its operands."""
+    if " " in part:
+        return [part]
+    return [piece for chunk in _GLUED_TIMES.split(part) for piece in _CODE_SPLIT.split(chunk)]
 
 
 def _is_function(name: str, rhs: str) -> bool:

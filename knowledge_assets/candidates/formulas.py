@@ -6,25 +6,29 @@ symbol).
 The conventions, in the order they claim lines (a line claimed once is not read again):
 
 - `latex_block` — a Markdown/kramdown fence whose info string names a math language
-  (```` ```math ````, `~~~ math`) or a `$$ … $$` display: the whole block is one formula,
+  (```` ```math ````, `~~~ math`) or a `$$ … $$` / `\\[ … \\]` display: the whole block is one formula,
   as written (`\\frac`, `\\sqrt[3]`, piecewise `\\begin{array}` included).
 - `code_fence` — a plain ``` / ~~~ fence (IETF drafts put equations in one): each
   assignment line in it (`cwnd = min(cwnd_new, 2*maxFS)`).
 - `fraction_layout` — a 2-D fraction as a PDF text layer lays it out: a numerator line, a bar
-  line of dashes (`------`, several bars joined by operators, an `X =` left side or a
-  relation `< 1` on it) and a denominator line.
+  line of dashes (`------`, several bars joined by operators, an `X =` left side, a factor
+  `x 100%` or a relation `< 1` on it) and a denominator line. A rule with labels before or
+  after it (`6000 RPM ------ 10 ms RTT`, a scale in a figure) or alone (a table border) is
+  no fraction bar.
 - `lead_in` — the statutory "… dihitung dengan menggunakan formula sebagai berikut:" / "… is
-  computed as follows:": the lines after the lead-in are the formula, however long its
+  computed as follows:": the lines after the lead-in (or the rest of its own line) are the formula, however long its
   name (`Tarif Pungutan … Eksploitasi dan\\nPemanfaatan Tahun Pertama = …`) and however
   tight its operators (`Hutan=Ax(B+C)`); when a legend opener follows within a few lines,
   everything between the two is the formula display (a typeset formula the text layer
   scrambled).
-- `assignment` — a line `Name = expression`, the operator `=`, `<-`, `:=` or `←`, the name a
-  short phrase (`PM Compliance`) or an identifier (`smoothed_rtt`, `kInitialRtt`,
-  `limit(maxFS)`, `sent[i].time`), the right side combining operands with an operator
-  (`x` for times is an operator word of the language packs), a math function
-  (`max(a, b)`), symbols written side by side (`HE = ST WT HT`: a product, its Σ lost by
-  the font as `S`) or — for an identifier — one other identifier.
+- `assignment` — a line `Name = expression` (after a list or clause marker `a.`, `(1)`,
+  `-`, if any), the operator `=`, `<-`, `:=` or `←` (or, for an identifier, a compound
+  `+=`), the name a short phrase (`PM Compliance`) or an identifier (`smoothed_rtt`,
+  `kInitialRtt`, `limit(maxFS)`, `sent[i].time`), the right side combining operands with an
+  operator (`x` for times is an operator word of the language packs), a math function
+  (`max(a, b)`, `min (N, SMSS)`: the names are a pack cue), symbols written side by side
+  (`HE = ST WT HT`: a product, its Σ lost by the font as `S`; `E(PxQ)` keeps a Σ lost as
+  `E` as a function) or — for an identifier — one other identifier (`SRTT <- R`).
 - `display` — an expression standing alone after a line that ends in `:` (RFC figures:
   `max(kTimeThreshold * max(smoothed_rtt, latest_rtt), kGranularity)`).
 - `inline` — a formula written tight inside prose, no space around its operators
@@ -37,10 +41,12 @@ Not formulas: worked examples (the operands are all numbers, or `=` is chained:
 `600 / 4 = 150 hours`), unit equalities (`1 Gy = 1 J Kg-1`: the left side is a number),
 legend entries (`FF = Fill Factor (desimal)`: the right side is prose), constant settings
 (`kPersistentCongestionThreshold = 3`) and, in pseudo-code figures, control lines
-(`if (x):`, `return t`), procedure calls (`lost = DetectAndRemoveLost(space)`: a long
-CamelCase name is a procedure, a short or lower-case one a math function) and flags
-(`pto_timeout = infinite`). The assignments nested under a control line are kept: an RFC's
-algorithm states its equations that way.
+(`if (x):`, `return t`, and the one-line `if (x): y = z` too: a conditional assignment is a
+rule, which the rule branch reads), statement lists (`a = 1; b = 2`: a trace, not an
+equation), procedure calls (`lost = DetectAndRemoveLost(space)`: a long CamelCase name is
+a procedure, a short or lower-case one a math function) and flags (`pto_timeout =
+infinite`). The assignments nested under a control line are kept: an RFC's algorithm
+states its equations that way.
 
 Legends (`Keterangan:`, `where:`, `dengan:`, or any `Symbol = prose` line) give the symbols
 their meanings: `Symbol = meaning`, `Symbol : meaning`, `- Symbol adalah meaning`, and
@@ -74,7 +80,9 @@ _COMPOUND = r"[+\-*/]="
 _SETTING_OPERATORS = frozenset({"<-", ":=", "←", "+=", "-=", "*=", "/="})
 _CODE_LINE = re.compile(rf"[ \t]*(?P<lhs>{_CODE_LHS})[ \t]*(?P<op>{_ASSIGN}|{_COMPOUND})[ \t]*(?P<rhs>.*?)[ \t]*")
 # A named left side: a short phrase (`PM Compliance`, `Gain/Loss MOHH`), spaces around the operator.
-_NAME_LINE = re.compile(rf"[ \t]*(?P<lhs>[∆Δ]?{_WORD}[^\s=]*(?:[ \t]+[^\s=]+)*?)[ \t]+(?P<op>=|<-|:=|←)[ \t]+(?P<rhs>\S.*?)[ \t]*")
+_LIST_MARKER = r"(?:[-•*]|\(?\d{1,3}[.)]|\(?[a-z][.)])[ \t]+"
+_NAME_LINE = re.compile(rf"[ \t]*(?:{_LIST_MARKER})?(?P<lhs>[∆Δ]?{_WORD}[^\s=]*(?:[ \t]+[^\s=]+)*?)"
+                        rf"[ \t]+(?P<op>=|<-|:=|←)[ \t]+(?P<rhs>\S.*?)[ \t]*")
 _NAME_WORD = re.compile(rf"[(∆Δ]?{_WORD}[\w/&.'()\-%]*")
 _MAX_NAME_WORDS = 6
 _MAX_LEAD_IN_NAME_WORDS = 20
@@ -99,8 +107,9 @@ _SENTENCE_INSIDE = re.compile(r"\w[.:;][ \t]+\S")
 _MAX_CONTINUATION_LINES = 4
 _MAX_DISPLAY_LINES = 6
 
-_LEGEND_ENTRY = re.compile(rf"[ \t]*(?:[-•*][ \t]+)?(?P<symbol>[∆Δ(]?{_WORD}[^\s=:]*(?:[ \t]{{1,2}}[^\s=:]+){{0,4}}?)"
-                           rf"[ \t]*(?P<sep>=|:|\b(?:{{verbs}})\b)[ \t]*(?P<meaning>\S.*?)[ \t]*")
+# A legend entry, `{verbs}` standing for the packs' legend verbs (`adalah`, `is`).
+_LEGEND_ENTRY = (rf"[ \t]*(?:[-•*][ \t]+)?(?P<symbol>[∆Δ(]?{_WORD}[^\s=:]*(?:[ \t]{{1,2}}[^\s=:]+){{0,4}}?)"
+                 rf"[ \t]*(?P<sep>=|:|\b(?:{{verbs}})\b)[ \t]*(?P<meaning>\S.*?)[ \t]*")
 
 
 @dataclass(frozen=True)
@@ -271,10 +280,16 @@ class _Reader:
     def lead_ins(self) -> Iterator[_Found]:
         for index in range(len(self.lines)):
             line = self.line(index).rstrip()
-            if not line.endswith(":") or not self.lead_in.search(line) or self._is_legend_opener(index):
+            if not (cue := self.lead_in.search(line)) or self.is_legend_opener(index):
+                continue
+            if not line.endswith(":"):
+                # `… formula sebagai berikut: Tarif = A x B`: the formula follows on the lead-in's line
+                colon = line.find(": ", cue.end())
+                if colon >= 0 and index not in self.claimed and (found := self._lead_in_assignment(index, colon + 2)):
+                    yield found
                 continue
             first = next((j for j in range(index + 1, min(index + 4, len(self.lines))) if not self.blank(j)), None)
-            if first is None or first in self.claimed or self._is_legend_opener(first):
+            if first is None or first in self.claimed or self.is_legend_opener(first):
                 continue
             found = self._lead_in_assignment(first) or self._display_before_legend(first)
             if found is not None:
@@ -282,10 +297,10 @@ class _Reader:
 
     def _display_before_legend(self, first: int) -> _Found | None:
         last = first
-        while last + 1 < len(self.lines) and self.free(last + 1) and not self._is_legend_opener(last + 1):
+        while last + 1 < len(self.lines) and self.free(last + 1) and not self.is_legend_opener(last + 1):
             last += 1
         following = last + 1
-        if following >= len(self.lines) or not self._is_legend_opener(following) or last - first >= _MAX_DISPLAY_LINES:
+        if following >= len(self.lines) or not self.is_legend_opener(following) or last - first >= _MAX_DISPLAY_LINES:
             return None
         body = [self.line(i) for i in range(first, last + 1)]
         if not any(re.search(r"[=<>≤≥∑Σ+]", line) for line in body) or any(_PROSE.search(line) and _SENTENCE_INSIDE.search(line) for line in body):
@@ -295,16 +310,19 @@ class _Reader:
         self.claim(first, last)
         return _Found(start, end, "lead_in")
 
-    def _lead_in_assignment(self, first: int) -> _Found | None:
+    def _lead_in_assignment(self, first: int, column: int = 0) -> _Found | None:
+        """The formula from line `first` (from `column` on it) after a lead-in: a name of up to
+        three lines, an assignment operator, a right side that computes."""
         for index in range(first, min(first + 3, len(self.lines))):
             if not self.free(index) or self.line(index).rstrip().endswith(":") \
                     or (index > first and _CLAUSE_START.match(self.line(index))):
                 return None  # a clause, or a lead-in of its own
             line_start, line_end = self.lines[index]
+            line_start += column if index == first else 0
             operator = re.search(_ASSIGN, self.text[line_start:line_end])
             if operator is None:
                 continue
-            lhs = _strip(self.text, self.lines[first][0], line_start + operator.start())
+            lhs = _strip(self.text, self.lines[first][0] + column, line_start + operator.start())
             name = self.text[lhs[0]:lhs[1]]
             if not name or not re.match(rf"[(∆Δ]?{_WORD}", name) or len(name.split()) > _MAX_LEAD_IN_NAME_WORDS \
                     or _SENTENCE_INSIDE.search(name):
@@ -312,7 +330,7 @@ class _Reader:
             rhs_start = line_start + operator.end()
             last = self._continued(index, first)
             rhs = _strip(self.text, rhs_start, self.lines[last][1])
-            if rhs[0] >= rhs[1] or not self._is_expression(self.text[rhs[0]:rhs[1]], tight=True):
+            if rhs[0] >= rhs[1] or not self.is_expression(self.text[rhs[0]:rhs[1]], tight=True):
                 return None
             self.claim(first, last)
             return _Found(lhs[0], rhs[1], "lead_in", lhs, rhs)
@@ -339,7 +357,7 @@ class _Reader:
             return None
         last = self._continued(index, index)
         rhs = (match.start("rhs"), _strip(self.text, match.start("rhs"), self.lines[last][1])[1])
-        if not self._is_expression(self.text[rhs[0]:rhs[1]]):
+        if not self.is_expression(self.text[rhs[0]:rhs[1]]):
             return None
         self.claim(index, last)
         return _Found(match.start("lhs"), rhs[1], "assignment", match.span("lhs"), rhs), last + 1
@@ -362,7 +380,7 @@ class _Reader:
         stop = self._continued(index, index, limit=last)
         rhs = _strip(self.text, match.start("rhs"), self.lines[stop][1])
         value = self.text[rhs[0]:rhs[1]]
-        if not (self._is_expression(value, tight=True) or self._is_copied_quantity(match["lhs"], value)
+        if not (self.is_expression(value, tight=True) or self._is_copied_quantity(match["lhs"], value)
                 or (match["op"] in _SETTING_OPERATORS and re.fullmatch(rf"{_WORD}[\w']*", value))):
             return None
         self.claim(index, stop)
@@ -386,7 +404,7 @@ class _Reader:
             start, end = _strip(self.text, self.lines[index][0], self.lines[last][1])
             body = self.text[start:end]
             if not re.match(r"[\w(]", body) or _CLAUSE_START.match(body) or body[-1] in ".:;\"" \
-                    or not self._is_expression(body, tight=True) or _PROSE.search(body):
+                    or not self.is_expression(body, tight=True) or _PROSE.search(body):
                 continue
             self.claim(index, last)
             yield _Found(start, end, "display")
@@ -402,7 +420,7 @@ class _Reader:
                 while rhs_end > match.start("rhs") and self.text[rhs_end - 1] in ".,'":
                     rhs_end -= 1
                 value = self.text[match.start("rhs"):rhs_end]
-                if self.text[rhs_end:rhs_end + 1] == "=" or not self._is_expression(value, tight=True):
+                if self.text[rhs_end:rhs_end + 1] == "=" or not self.is_expression(value, tight=True):
                     continue
                 yield _Found(match.start(), rhs_end, "inline", match.span("lhs"), (match.start("rhs"), rhs_end))
 
@@ -427,7 +445,7 @@ class _Reader:
             last = following
         return last
 
-    def _is_expression(self, value: str, tight: bool = False) -> bool:
+    def is_expression(self, value: str, tight: bool = False) -> bool:
         """Whether a right side computes: operands joined by operators (not a legend's prose,
         not a worked example's numbers)."""
         flat = " ".join(value.split())
@@ -452,11 +470,11 @@ class _Reader:
         return bool(_GLUED_OPERATOR.search(flat) or _GLUED_TIMES.search(flat) or _MATH_CALL.search(flat)
                     or self.spaced_call.search(flat))
 
-    def _opens_where_sentence(self, index: int) -> bool:
+    def opens_where_sentence(self, index: int) -> bool:
         line = self.line(index).strip().casefold()
         return any(line.startswith(opener + " ") and not line.endswith(":") for opener in self.openers)
 
-    def _is_legend_opener(self, index: int) -> bool:
+    def is_legend_opener(self, index: int) -> bool:
         line = self.line(index).strip().casefold()
         head = line.rstrip(":, ").strip()
         return any(head == opener or (line.startswith(opener + " ") and line.endswith(":") and len(head.split()) <= 3)
@@ -491,23 +509,23 @@ def _legend(text: str, reader: _Reader) -> list[tuple[Bounds, Bounds]]:
     "where X is …, and Y is …" sentence. A meaning goes on over the next line only when
     that line is indented deeper."""
     verbs = "|".join(re.escape(v) for v in reader.verbs) or "(?!)"
-    entry = re.compile(_LEGEND_ENTRY.pattern.replace("{verbs}", verbs))
+    entry = re.compile(_LEGEND_ENTRY.replace("{verbs}", verbs))
     entries: list[tuple[Bounds, Bounds]] = []
     in_legend, read_entry = False, False
     for index, (start, end) in enumerate(reader.lines):
-        if reader._is_legend_opener(index):
+        if reader.is_legend_opener(index):
             in_legend, read_entry = True, False
             continue
         if reader.blank(index):
             in_legend = in_legend and not read_entry
             continue
-        if reader._opens_where_sentence(index):
+        if reader.opens_where_sentence(index):
             entries.extend(_where_clauses(text, reader, index, verbs))
             continue
         match = entry.fullmatch(text, start, end)
         if not match or (match["sep"] != "=" and not in_legend) or index in reader.claimed:
             continue
-        if match["sep"] == "=" and reader._is_expression(match["meaning"]):
+        if match["sep"] == "=" and reader.is_expression(match["meaning"]):
             continue
         read_entry = True
         meaning_end = match.end("meaning")

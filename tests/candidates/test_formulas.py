@@ -132,6 +132,16 @@ def test_a_statutory_lead_in_takes_a_long_name_and_tight_operators():
     assert candidate.cue == "lead_in"
 
 
+def test_a_formula_on_its_lead_in_line():
+    text = "(2) Tarif dihitung dengan formula sebagai berikut: Tarif Jasa = L x T x 2\nPasal 3\n"
+    assert only(text).text == "Tarif Jasa = L x T x 2"
+
+
+def test_a_formula_after_a_clause_marker():
+    candidate = only("a. Nilai Denda = A x B x TD\nb. ketentuan lain.\n")
+    assert candidate.text == "Nilai Denda = A x B x TD" and candidate.part("lhs").text == "Nilai Denda"
+
+
 def test_a_lead_in_formula_wrapped_after_its_operator():
     text = "dihitung berdasarkan formula sebagai berikut:\nDenda Keterlambatan Harian (DKH) =\nE(RxHxK)\nPasal 9"
     assert texts(text) == ["Denda Keterlambatan Harian (DKH) =\nE(RxHxK)"]
@@ -177,7 +187,8 @@ def test_pseudo_code_keeps_nested_equations_and_drops_control_lines_and_calls():
             "     lost = DetectAndRemoveLost(space)\n"
             "     packet.size = size\n"
             "     timeout = infinite\n"
-            "     return delay\n")
+            "     return delay\n"
+            "     if (idle): delay = base_delay * 4\n")
     assert texts(text) == ["delay = base_delay * 2"]
 
 

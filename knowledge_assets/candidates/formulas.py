@@ -83,17 +83,18 @@ _CODE_LINE = re.compile(rf"[ \t]*(?P<lhs>{_CODE_LHS})[ \t]*(?P<op>{_ASSIGN}|{_CO
 _LIST_MARKER = r"(?:[-•*]|\(?\d{1,3}[.)]|\(?[a-z][.)])[ \t]+"
 _NAME_LINE = re.compile(rf"[ \t]*(?:{_LIST_MARKER})?(?P<lhs>[∆Δ]?{_WORD}[^\s=]*(?:[ \t]+[^\s=]+)*?)"
                         rf"[ \t]+(?P<op>=|<-|:=|←)[ \t]+(?P<rhs>\S.*?)[ \t]*")
-_NAME_WORD = re.compile(rf"[(∆Δ]?{_WORD}[\w/&.'()\-%]*")
+_NAME_WORD = re.compile(rf"[(∆Δ]?{_WORD}[\w/&.'()\-%]*|\([^()\s]{{1,12}}\)")
 _MAX_NAME_WORDS = 6
 _MAX_LEAD_IN_NAME_WORDS = 20
 _CODE_IDENTIFIER = re.compile(rf"{_WORD}\w*(?:_\w+|[a-z][A-Z]\w*|\d\w*)")
 _CONTROL = re.compile(r"[ \t]*(?:if|else|elif|for|foreach|while|return|do|switch|case)\b")
 
-_SPACED_OPERATOR = r"[+\-*/×÷^%·]"
-_GLUED_OPERATOR = re.compile(r"(?<=[\w)\]'])[+\-*/×÷^·](?=[\w(\\])")
+_SPACED_OPERATOR = r"[+\-−–*/×÷^%·⋅∙]"
+_GLUED_OPERATOR = re.compile(r"(?<=[\w)\]'])[+\-−*/×÷^·⋅∙](?=[\w(\\])")
 _GLUED_TIMES = re.compile(r"(?<=[A-Z0-9)\]])x(?=[A-Z0-9(])")
 _MATH_CALL = re.compile(r"(?<![\w.])(?:[a-z][a-z0-9_]*|[A-Z]{1,3})\([^()]*\w[^()]*\)")
-_SYMBOL_PRODUCT = re.compile(r"[A-Z][A-Z0-9]{0,3}(?:[ \t]+[A-Z][A-Z0-9]{0,3})+")
+_SYMBOL = r"(?:[A-Z][A-Z0-9]{0,3}|[^\W\d_])"
+_SYMBOL_PRODUCT = re.compile(rf"{_SYMBOL}(?:[ \t]+{_SYMBOL})+")
 _PROSE = re.compile(rf"{_WORD}{{2,}}[ \t]+{_WORD}{{2,}}")
 _OPERAND = re.compile(r"[^\s()+\-*/×÷^=,<>≤≥]+")
 _TRAILING_NOTE = re.compile(r"\s\([^()]*\)$")
@@ -460,7 +461,8 @@ class _Reader:
         if ", " in _without_parentheses_content(flat):
             return False  # an apposition: a legend's prose
         if self.spaced_operator.search(flat):
-            return True
+            # an operand is a name, not a sentence: `2 * SMSS is used when the …` is prose
+            return all(len(operand.split()) <= _MAX_NAME_WORDS for operand in re.split(r"[()]", self.spaced_operator.sub("(", flat)))
         if _SYMBOL_PRODUCT.fullmatch(flat):
             return True
         if _PROSE.search(flat) and not tight:

@@ -39,6 +39,8 @@ def test_every_candidate_and_part_is_a_verbatim_slice_of_its_chunk():
     ("retryBudget = maxRetries * burstFactor", "retryBudget"),
     ("cap(winSz)=4*winSz", "cap(winSz)"),
     ("Fuel Ratio = Fuel Used x Engine Hours", "Fuel Ratio"),
+    ("Availability (%) = (Total − Down) / Total × 100", "Availability (%)"),
+    ("Δp = ρ g h", "Δp"),
 ])
 def test_an_assignment_line_is_a_formula_with_its_left_side(line, lhs):
     candidate = only(f"Some prose first.\n\n{line}\n\nMore prose.")
@@ -167,6 +169,10 @@ def test_a_displayed_expression_after_a_colon_line():
 def test_an_inline_formula_in_prose():
     text = "For the first phase, cap(winSz)=4*winSz, so the window stops growing."
     assert only(text).text == "cap(winSz)=4*winSz"
+
+
+def test_an_equation_running_on_into_a_sentence_is_prose():
+    assert texts("   The initial cwnd = 2 * SMSS is used when the connection starts again later\n") == []
 
 
 def test_worked_examples_unit_equalities_and_constants_are_not_formulas():

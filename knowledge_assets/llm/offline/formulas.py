@@ -21,7 +21,7 @@ from knowledge_assets.candidates.model import Candidate
 from knowledge_assets.llm.requests import FormulaRequest
 from knowledge_assets.llm.responses import FormulaFound, FormulaResponse, FormulaVariableFound
 
-_SPLIT = re.compile(r"\s[x×*+\-/÷]\s|[()]")
+_SPLIT = re.compile(r"\s[x×*+\-−–/÷·⋅]\s|[()]")
 _CODE_SPLIT = re.compile(r"[\s()\[\],+\-*/×÷^<>=≤≥&|]+")
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*%?")
 _UNIT = re.compile(r"\(([^()\n]{1,24})\)\s*$")

@@ -97,6 +97,8 @@ _SYMBOL = r"(?:[A-Z][A-Z0-9]{0,3}|[^\W\d_])"
 _SYMBOL_PRODUCT = re.compile(rf"{_SYMBOL}(?:[ \t]+{_SYMBOL})+")
 _PROSE = re.compile(rf"{_WORD}{{2,}}[ \t]+{_WORD}{{2,}}")
 _OPERAND = re.compile(r"[^\s()+\-*/×÷^=,<>≤≥]+")
+# A formula written tight in prose: `limit(maxFS)=2*maxFS`, no space anywhere.
+_INLINE = re.compile(rf"(?<![\w.@/?&=-])(?P<lhs>{_CODE_LHS})=(?P<rhs>[\w(][\w()\[\]*/+\-^.'×]*)")
 _TRAILING_NOTE = re.compile(r"\s\([^()]*\)$")
 _NUMERIC = re.compile(r"\d[\d.,OolI]*%?")
 
@@ -168,6 +170,7 @@ class _Reader:
         self.lead_in = _word_pattern(pack.get("lead_in", ()))
         self.openers = tuple(w.casefold() for w in pack.get("legend_openers", ()))
         self.verbs = pack.get("legend_verbs", ())
+        self.conjunctions = pack.get("legend_conjunctions", ())
         self.multiply_words = pack.get("multiply_words", ())
         times = "|".join(re.escape(w) for w in self.multiply_words) or "(?!)"
         self.spaced_operator = re.compile(rf"(?:^|\s)(?:{_SPACED_OPERATOR}|{times})(?=\s|$)")
@@ -242,12 +245,13 @@ class _Reader:
             if index in self.claimed or not self._is_bar_line(index):
                 continue
             above, below = index - 1, index + 1
-            if not (self.free(above) and self.free(below) and self._is_layout_row(above) and self._is_layout_row(below)):
+            if not all(self.free(row) and self._is_layout_row(row) for row in (above, below)):
                 continue
             start, _ = _strip(self.text, *self.lines[above])
             _, end = _strip(self.text, *self.lines[below])
             lhs = _BAR_LHS.match(self.line(index))
-            lhs_bounds = (self.lines[index][0] + lhs.start("lhs"), self.lines[index][0] + lhs.end("lhs")) if lhs else None
+            offset = self.lines[index][0]
+            lhs_bounds = (offset + lhs.start("lhs"), offset + lhs.end("lhs")) if lhs else None
             self.claim(above, below)
             yield _Found(start, end, "fraction_layout", lhs_bounds)
 
@@ -275,7 +279,8 @@ class _Reader:
     def _is_layout_row(self, index: int) -> bool:
         """A numerator or denominator row: a few short symbols or numbers, no sentence."""
         tokens = self.line(index).split()
-        return 0 < len(tokens) <= 8 and not self.line(index).rstrip().endswith(":") and all(len(t) <= 16 for t in tokens)
+        return 0 < len(tokens) <= 8 and all(len(t) <= 16 for t in tokens) \
+            and not self.line(index).rstrip().endswith(":")
 
     # -- lead-ins ----------------------------------------------------------------------------
     def lead_ins(self) -> Iterator[_Found]:
@@ -304,8 +309,9 @@ class _Reader:
         if following >= len(self.lines) or not self.is_legend_opener(following) or last - first >= _MAX_DISPLAY_LINES:
             return None
         body = [self.line(i) for i in range(first, last + 1)]
-        if not any(re.search(r"[=<>≤≥∑Σ+]", line) for line in body) or any(_PROSE.search(line) and _SENTENCE_INSIDE.search(line) for line in body):
-            return None
+        if not any(re.search(r"[=<>≤≥∑Σ+]", line) for line in body) \
+                or any(_PROSE.search(line) and _SENTENCE_INSIDE.search(line) for line in body):
+            return None  # no relation or operator, or a sentence: not a formula display
         start, _ = _strip(self.text, *self.lines[first])
         _, end = _strip(self.text, *self.lines[last])
         self.claim(first, last)
@@ -411,12 +417,11 @@ class _Reader:
             yield _Found(start, end, "display")
 
     def inline(self) -> Iterator[_Found]:
-        pattern = re.compile(rf"(?<![\w.@/?&=-])(?P<lhs>{_CODE_LHS})=(?P<rhs>[\w(][\w()\[\]*/+\-^.'×]*)")
         for index in range(len(self.lines)):
             if not self.free(index):
                 continue
             start, end = self.lines[index]
-            for match in pattern.finditer(self.text, start, end):
+            for match in _INLINE.finditer(self.text, start, end):
                 rhs_end = match.end("rhs")
                 while rhs_end > match.start("rhs") and self.text[rhs_end - 1] in ".,'":
                     rhs_end -= 1
@@ -455,20 +460,19 @@ class _Reader:
             flat = flat[:note.start()]  # `(BCM/jam)`, `(initcwnd)`: a unit or a remark, not a term
         if not flat or " = " in flat or "==" in flat:
             return False  # a chained `=` is a worked example
-        operands = [o for o in _OPERAND.findall(flat) if o not in self.multiply_words]
-        if not any(re.match(rf"[(∆Δ\\]?{_WORD}", o) for o in operands if not _NUMERIC.fullmatch(o)):
+        terms = [o for o in _OPERAND.findall(flat) if o not in self.multiply_words]
+        if not any(re.match(rf"[(∆Δ\\]?{_WORD}", o) for o in terms if not _NUMERIC.fullmatch(o)):
             return False  # numbers only: a worked example or a constant
         if ", " in _without_parentheses_content(flat):
             return False  # an apposition: a legend's prose
         if self.spaced_operator.search(flat):
             # an operand is a name, not a sentence: `2 * SMSS is used when the …` is prose
-            return all(len(operand.split()) <= _MAX_NAME_WORDS for operand in re.split(r"[()]", self.spaced_operator.sub("(", flat)))
+            operands = re.split(r"[()]", self.spaced_operator.sub("(", flat))
+            return all(len(operand.split()) <= _MAX_NAME_WORDS for operand in operands)
         if _SYMBOL_PRODUCT.fullmatch(flat):
             return True
-        if _PROSE.search(flat) and not tight:
-            return False
-        if _PROSE.search(_without_parentheses_content(flat)):
-            return False
+        if _PROSE.search(_without_parentheses_content(flat) if tight else flat):
+            return False  # words side by side: prose (an identifier's call may hold a phrase)
         return bool(_GLUED_OPERATOR.search(flat) or _GLUED_TIMES.search(flat) or _MATH_CALL.search(flat)
                     or self.spaced_call.search(flat))
 
@@ -548,9 +552,10 @@ def _where_clauses(text: str, reader: _Reader, index: int, verbs: str) -> list[t
     while last + 1 < len(reader.lines) and reader.free(last + 1):
         last += 1
     start, end = reader.lines[index][0], reader.lines[last][1]
-    clause = re.compile(rf"(?:^|(?<=[,;])\s*(?:and\s+|dan\s+)?|\s(?:and|dan)\s+|^\s*\w+\s+)"
-                        rf"\*?(?P<symbol>[^\W\d][\w,]*?)\*?\s+(?:{verbs})\s+(?P<meaning>[^,;]+?)(?=\s*[,;]|\.\s|\.\Z|\Z)",
-                        re.IGNORECASE | re.MULTILINE)
+    conjunctions = "|".join(re.escape(w) for w in reader.conjunctions) or "(?!)"
+    clause = re.compile(rf"(?:^\s*\w+\s+|(?<=[,;])\s*(?:(?:{conjunctions})\s+)?|\s(?:{conjunctions})\s+)"
+                        rf"\*?(?P<symbol>[^\W\d][\w,]*?)\*?\s+(?:{verbs})\s+"
+                        rf"(?P<meaning>[^,;]+?)(?=\s*[,;]|\.\s|\.\Z|\Z)", re.IGNORECASE | re.MULTILINE)
     found = []
     for match in clause.finditer(text, start, end):
         if len(match["symbol"]) <= 8:

@@ -27,7 +27,9 @@ _NUMBER = re.compile(r"\d+(?:[.,]\d+)*%?")
 _UNIT = re.compile(r"\(([^()\n]{1,24})\)\s*$")
 _PERCENT = re.compile(r"x\s*100\s*(%)\s*$")
 _TRAILING_UNIT = re.compile(r"\s\(([a-z%][^()]*)\)\s*$")
-_LATEX_TOKEN = re.compile(r"\\text\s*\{[^{}]*\}|\\(?:begin|end)\s*\{[^{}]*\}(?:\{[^{}]*\})?|\\[A-Za-z]+|(?P<symbol>[^\W\d_](?:\\_|[^\W_]|_(?!\{))*(?:_\{[^{}]*\})?)")
+# Skipped: `\text{…}` prose, environment names, commands; kept: symbols (`W_{max}`, `segments\_acked`).
+_LATEX_TOKEN = re.compile(r"\\text\s*\{[^{}]*\}|\\(?:begin|end)\s*\{[^{}]*\}(?:\{[^{}]*\})?|\\[A-Za-z]+"
+                          r"|(?P<symbol>[^\W\d_](?:\\_|[^\W_]|_(?!\{))*(?:_\{[^{}]*\})?)")
 _GLUED_TIMES = re.compile(r"(?:(?<=[A-Z0-9)\]])|^)x(?=[A-Z0-9(])")
 _WORDED_OPERAND = re.compile(r"[^\W\d_][\w/%.'-]*(?:\s+[^\W\d_][\w/%.'-]*)+")
 

@@ -15,6 +15,8 @@ The conventions, in the order they claim lines (a line claimed once is not read 
   `x 100%` or a relation `< 1` on it) and a denominator line. A rule with labels before or
   after it (`6000 RPM ------ 10 ms RTT`, a scale in a figure) or alone (a table border) is
   no fraction bar.
+- `sum_layout` — a Σ laid out the same way: the line holding `∑` and a relation, with the
+  short lines of its limits and indices just above and below.
 - `lead_in` — the statutory "… dihitung dengan menggunakan formula sebagai berikut:" / "… is
   computed as follows:": the lines after the lead-in (or the rest of its own line) are the formula, however long its
   name (`Tarif Pungutan … Eksploitasi dan\\nPemanfaatan Tahun Pertama = …`) and however
@@ -134,7 +136,7 @@ def find_formulas(chunks: Sequence[SourceChunk]) -> list[Candidate]:
 def _chunk_formulas(chunk: SourceChunk) -> list[Candidate]:
     text = chunk.text
     reader = _Reader(text)
-    formulas = [*reader.blocks(), *reader.fractions(), *reader.lead_ins(), *reader.assignments(),
+    formulas = [*reader.blocks(), *reader.fractions(), *reader.lead_ins(), *reader.sums(), *reader.assignments(),
                 *reader.displays(), *reader.inline()]
     legend = _legend(text, reader)
     candidates = []
@@ -255,6 +257,24 @@ class _Reader:
             self.claim(above, below)
             yield _Found(start, end, "fraction_layout", lhs_bounds)
 
+    def sums(self) -> Iterator[_Found]:
+        """A Σ laid out over lines: the line holding Σ and a relation, its limits and indices on
+        the short lines just above and below (`n` / `Ci` / `∑ (…) ≤ 1` / `i =1   i`)."""
+        for index in range(len(self.lines)):
+            line = self.line(index)
+            if not self.free(index) or not re.search(r"[∑Σ]", line) or not re.search(r"[=<>≤≥]", line) \
+                    or _SENTENCE_INSIDE.search(line):
+                continue
+            first, last = index, index
+            while first > 0 and index - first < 2 and self.free(first - 1) and _is_index_row(self.line(first - 1)):
+                first -= 1
+            while last + 1 < len(self.lines) and last - index < 2 and self.free(last + 1) and _is_index_row(self.line(last + 1)):
+                last += 1
+            start, _ = _strip(self.text, *self.lines[first])
+            _, end = _strip(self.text, *self.lines[last])
+            self.claim(first, last)
+            yield _Found(start, end, "sum_layout")
+
     def _is_bar_line(self, index: int) -> bool:
         line = self.line(index)
         bars = _BAR.findall(line)
@@ -305,8 +325,8 @@ class _Reader:
         last = first
         while last + 1 < len(self.lines) and self.free(last + 1) and not self.is_legend_opener(last + 1):
             last += 1
-        following = last + 1
-        if following >= len(self.lines) or not self.is_legend_opener(following) or last - first >= _MAX_DISPLAY_LINES:
+        following = next((j for j in range(last + 1, min(last + 4, len(self.lines))) if not self.blank(j)), None)
+        if following is None or not self.is_legend_opener(following) or last - first >= _MAX_DISPLAY_LINES:
             return None
         body = [self.line(i) for i in range(first, last + 1)]
         if not any(re.search(r"[=<>≤≥∑Σ+]", line) for line in body) \
@@ -561,6 +581,12 @@ def _where_clauses(text: str, reader: _Reader, index: int, verbs: str) -> list[t
         if len(match["symbol"]) <= 8:
             found.append((match.span("symbol"), _strip(text, *match.span("meaning"))))
     return found
+
+
+def _is_index_row(line: str) -> bool:
+    """A row of a sum's limits or indices: at most three short tokens (`n`, `i =1   i`)."""
+    tokens = line.split()
+    return 0 < len(tokens) <= 3 and all(len(t) <= 4 for t in tokens)
 
 
 def _word_pattern(words: Sequence[str]) -> re.Pattern[str]:

@@ -116,6 +116,12 @@ def test_a_sum_of_fractions_on_one_bar_line_is_one_formula():
     assert only(text).text == "Ka        Kb\n------ + ------  < 1\n  20        35"
 
 
+def test_a_sum_laid_out_with_its_limits_above_and_below():
+    text = "Jumlah rasio harus memenuhi:\n\n    m\n          Kj\n  ∑ (batas kadar) ≤ 1\n   j =1       j\n\nTeks berikutnya.\n"
+    candidate = only(text)
+    assert candidate.text == "m\n          Kj\n  ∑ (batas kadar) ≤ 1\n   j =1       j" and candidate.cue == "sum_layout"
+
+
 def test_a_table_border_is_not_a_fraction_bar():
     assert texts("Jenis              Nilai\n----------------------------------------\nBatu               0,5\n") == []
 
@@ -150,7 +156,7 @@ def test_a_lead_in_formula_wrapped_after_its_operator():
 
 
 def test_a_scrambled_display_between_lead_in_and_legend_is_kept_whole():
-    text = "ditetapkan berdasarkan persamaan:\n1)(1 ≤∑ = j j\nm\nj nilaiAbatas\nR\nKeterangan:\n- R adalah rasio;\n"
+    text = "ditetapkan berdasarkan persamaan:\n1)(1 ≤∑ = j j\nm\nj nilaiAbatas\nR\n\nKeterangan:\n- R adalah rasio;\n"
     candidate = only(text)
     assert candidate.text == "1)(1 ≤∑ = j j\nm\nj nilaiAbatas\nR" and candidate.part("lhs") is None
 

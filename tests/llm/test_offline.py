@@ -143,8 +143,9 @@ def test_environment_names_and_prose_of_a_piecewise_latex_formula_are_not_symbol
 
 
 def test_a_fraction_layout_without_a_left_side_has_no_name():
-    formula, = _formulas_of("  Ka        Kb\n------ + ------  < 1\n  20        35\n")
+    formula, = _formulas_of("  Ka,d        Kb\n------ + ------  < 1\n  20 mg       35\n")
     assert formula.name is None and formula.formula_latex == formula.span
+    assert [v.symbol for v in formula.variables] == ["Ka,d", "Kb", "mg"]
 
 
 def test_a_formula_stated_twice_is_returned_once():

@@ -6,7 +6,8 @@ finds them), each selected once and transcribed exactly as written.
   cwnd}{cwnd}`, a displayed expression) has none.
 - `formula_latex` and `span` are the candidate's own text: a LaTeX block's markup, a
   plain-text line's operators, a fraction's 2-D layout — never rewritten.
-- `variables` are the operands of the right side; a legend part of the candidate gives a
+- `variables` are the operands of the right side (a LaTeX block's symbols, a 2-D layout's
+  row tokens); a legend part of the candidate gives a
   variable its meaning, and the left side's legend entry (`FF = Fill Factor (%)`), or a
   trailing `x 100%` / `(unit)`, gives the formula its unit.
 
@@ -18,6 +19,7 @@ from __future__ import annotations
 import re
 
 from knowledge_assets.candidates.model import Candidate
+from knowledge_assets.candidates.packs import cues
 from knowledge_assets.llm.requests import FormulaRequest
 from knowledge_assets.llm.responses import FormulaFound, FormulaResponse, FormulaVariableFound
 
@@ -54,7 +56,7 @@ def _formula(candidate: Candidate) -> FormulaFound:
         meaning = next((p.text for p in candidate.parts_of("meaning") if p.label == symbol.label), None)
         if meaning:
             legend.setdefault(symbol.text, meaning)
-    symbols = _latex_symbols(value) if candidate.cue == "latex_block" else _symbols(value)
+    symbols = _SYMBOLS_BY_CUE.get(candidate.cue, _symbols)(value)
     return FormulaFound(
         name=name,
         formula_latex=candidate.text,
@@ -93,6 +95,14 @@ def _is_function(name: str, rhs: str) -> bool:
         rf"(?<![\w]){re.escape(name)}(?![\w(]|\s\()", rhs)
 
 
+def _layout_symbols(layout: str) -> list[str]:
+    """The symbols of a 2-D layout: its rows' tokens that are not numbers, bars or operators
+    (`HI,d`, `Ij`, `BMTj`)."""
+    tokens = (t.strip("()") for t in layout.split())
+    operator_words = cues("formulas").get("multiply_words", ())
+    return list(dict.fromkeys(t for t in tokens if re.match(r"[^\W\d_]", t) and t not in operator_words))
+
+
 def _latex_symbols(latex: str) -> list[str]:
     """The symbols of a LaTeX right side: commands and `\\text{…}` prose are not symbols."""
     return list(dict.fromkeys(m["symbol"] for m in _LATEX_TOKEN.finditer(latex) if m["symbol"]))
@@ -105,3 +115,6 @@ def _unit(name: str | None, rhs: str, legend: dict[str, str]) -> str | None:
     if match := _PERCENT.search(rhs) or _TRAILING_UNIT.search(rhs):
         return match.group(1)
     return None
+
+
+_SYMBOLS_BY_CUE = {"latex_block": _latex_symbols, "fraction_layout": _layout_symbols, "sum_layout": _layout_symbols}

@@ -408,10 +408,16 @@ class _Reader:
         rhs = _strip(self.text, match.start("rhs"), self.lines[stop][1])
         value = self.text[rhs[0]:rhs[1]]
         if not (self.is_expression(value, tight=True) or self._is_copied_quantity(match["lhs"], value)
-                or (match["op"] in _SETTING_OPERATORS and re.fullmatch(rf"{_WORD}[\w']*", value))):
+                or (match["op"] in _SETTING_OPERATORS and re.fullmatch(rf"{_WORD}[\w']*", value))
+                or (self._stands_alone(index, stop) and re.fullmatch(r"[A-Z][A-Z0-9]{1,5}", value))):
             return None
         self.claim(index, stop)
         return _Found(match.start("lhs"), rhs[1], "assignment", match.span("lhs"), rhs), stop + 1
+
+    def _stands_alone(self, first: int, last: int) -> bool:
+        """A displayed line: blank lines (or the chunk's edge) above and below. Displayed,
+        `H=DQN` is a product of symbols set tight, not a constant's name."""
+        return (first == 0 or self.blank(first - 1)) and (last + 1 >= len(self.lines) or self.blank(last + 1))
 
     @staticmethod
     def _is_copied_quantity(lhs: str, value: str) -> bool:

@@ -166,6 +166,11 @@ def test_symbols_written_side_by_side_are_a_product():
     assert texts("didefinisikan sebagai :\n\n     DT = SK WK FK\n\n") == ["DT = SK WK FK"]
 
 
+def test_symbols_set_tight_on_a_displayed_line_are_a_product():
+    assert texts("Dosis Terserap (D) : hasil kali E, F dan G.\n\n             D=EFG\n\nTeks.\n") == ["D=EFG"]
+    assert texts("Prose line\n             D=EFG\nmore prose\n") == []
+
+
 def test_a_displayed_expression_after_a_colon_line():
     text = "   The retry deadline is:\n\n   min(base_delay * 2 ^ attempts, max_delay)\n\n   Other prose."
     candidate = only(text)

@@ -2,8 +2,9 @@
 
 `formula_latex` passes the guard when it is verbatim in its chunk, or a notation-aware
 transcription of its own verbatim span (`MOHH x Qty` written `MOHH \\times Qty`), or found in
-the chunk's LaTeX markup. `latex_verification` then says which guarantee it carries (contract
-§7), and is set here by code. Variables are linked to terms later by the link stage.
+the chunk's LaTeX markup — its `latex` (MinerU's equations) or the math blocks its Markdown
+writes (`~~~ math`, `$$ … $$`). `latex_verification` then says which guarantee it carries
+(contract §7), and is set here by code. Variables are linked to terms later by the link stage.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from knowledge_assets.contracts import Chunk, FormulaEntry, FormulaVariable, Rej
 from knowledge_assets.extract.guard import rejection_reason
 from knowledge_assets.extract.provenance import chunk_provenance
 from knowledge_assets.llm.responses import FormulaFound
-from knowledge_assets.verify.latex import latex_verification, transcribes_plain_text
+from knowledge_assets.verify.latex import latex_verification, math_markup, transcribes_plain_text
 from knowledge_assets.verify.spans import is_verbatim
 
 
@@ -31,11 +32,15 @@ def _rejected(entry_term: str, field: str, value: str) -> RejectedField:
                          reason=rejection_reason(field), branch="formula")
 
 
+def _markup(chunk: Chunk) -> str | None:
+    return chunk.latex or math_markup(chunk.text)
+
+
 def _latex_is_transcribed(latex: str, span: str, chunk: Chunk) -> bool:
     return (
         is_verbatim(latex, chunk.text)
         or transcribes_plain_text(latex, span)
-        or latex_verification(latex, chunk.latex) == "verified"
+        or latex_verification(latex, _markup(chunk)) == "verified"
     )
 
 
@@ -73,7 +78,7 @@ def build_formulas(doc_id: str, answers: Sequence[FormulaFound], chunks: dict[st
             formula_latex=latex,
             variables=[FormulaVariable(symbol=v.symbol, meaning=v.meaning) for v in found.variables if v.symbol.strip()],
             unit=found.unit,
-            latex_verification=latex_verification(latex, chunk.latex),
+            latex_verification=latex_verification(latex, _markup(chunk)),
             provenance=chunk_provenance(doc_id, chunk, found.span),
         ))
     return FormulaBuild(formulas, rejected)

@@ -3,8 +3,12 @@
 `verified` when the transcription is found in the chunk's LaTeX markup under a notation-aware
 canonical form; `unverified_operator` when the markup writes multiplication as a bare `x`
 (MinerU's pipeline backend does), which no canonical form can tell from a variable named x;
-`unverified_no_markup` when there is no markup to check against (PDF text layers, Markdown);
-null when there is no `formula_latex` at all. Set by code, never by the model.
+`unverified_no_markup` when there is no markup to check against (PDF text layers, plain
+Markdown); null when there is no `formula_latex` at all. Set by code, never by the model.
+
+A chunk's markup is its `Chunk.latex` (MinerU's equations) or, in Markdown, the LaTeX it
+writes itself: kramdown/GitHub math fences (`~~~ math`, ```` ```math ````) and `$$ … $$` /
+`\\[ … \\]` displays (`math_markup`).
 """
 
 from __future__ import annotations
@@ -19,6 +23,18 @@ _FRAC = re.compile(r"\\[dt]?frac\s*\{([^{}]*)\}\s*\{([^{}]*)\}")
 _SIZING = re.compile(r"\\(?:left|right|big|Big|bigg|Bigg)\b")
 _SPACING = re.compile(r"\\[,;:! ]|~|\\quad|\\qquad")
 _BARE_X_PRODUCT = re.compile(r"(?<=[\w})\]])\s+x\s+(?=[\w\\({\[])")
+
+
+_MATH_FENCE = re.compile(r"^[ \t]*(?P<mark>`{3,}|~{3,})[ \t]*(?:math|latex|tex|katex)\b[^\n]*\n(?P<body>.*?)^[ \t]*(?P=mark)[ \t]*$",
+                         re.MULTILINE | re.DOTALL | re.IGNORECASE)
+_DISPLAY_MATH = re.compile(r"\$\$(?P<body>.+?)\$\$|\\\[(?P<bracketed>.+?)\\\]", re.DOTALL)
+
+
+def math_markup(text: str) -> str | None:
+    """The LaTeX a Markdown text writes in math fences and `$$` displays, one block a line
+    group; None when it writes none."""
+    blocks = [m[m.lastgroup].strip() for pattern in (_MATH_FENCE, _DISPLAY_MATH) for m in pattern.finditer(text)]
+    return "\n".join(block for block in blocks if block) or None
 
 
 def _grouped(operand: str) -> str:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from knowledge_assets.candidates.domain import find_domain
+from knowledge_assets.candidates.formulas import find_formulas
 from knowledge_assets.candidates.rules import find_rules
 from knowledge_assets.llm.extractor import Extractor
 from knowledge_assets.llm.offline import OfflineBackend
@@ -35,6 +36,11 @@ def heading_clusters(chunks: list[SourceChunk]) -> list[TermCluster]:
                                                        "chunks": []})
             entry["chunks"].append(chunk)
     return [TermCluster(**entry) for entry in clusters.values()]
+
+
+def formula_request(chunks: list[SourceChunk]) -> FormulaRequest:
+    """A formula request as the stage builds it: the chunks and their formula candidates."""
+    return FormulaRequest(chunks=chunks, candidates=find_formulas(chunks))
 
 
 def glossary_by_term(chunks):
@@ -90,7 +96,7 @@ def test_abstains_when_nothing_defines_the_term(pdf_chunks):
 
 
 def test_finds_the_production_formula_with_its_legend(pdf_chunks):
-    formulas = offline.answer(FormulaRequest(chunks=pdf_chunks)).answer.formulas
+    formulas = offline.answer(formula_request(pdf_chunks)).answer.formulas
     production = next(f for f in formulas if f.name == "Production")
     assert production.span == production.formula_latex == "Production = MOHH x Qty x PA x UA x Pty"
     assert production.unit == "BCM"
@@ -99,14 +105,62 @@ def test_finds_the_production_formula_with_its_legend(pdf_chunks):
 
 
 def test_formulas_skip_worked_examples_and_legend_lines(pdf_chunks):
-    spans = [f.span for f in offline.answer(FormulaRequest(chunks=pdf_chunks)).answer.formulas]
+    spans = [f.span for f in offline.answer(formula_request(pdf_chunks)).answer.formulas]
     assert not any(span[0].isdigit() or span.startswith("x ") for span in spans)
     assert "PA = Physical Availability (%)" not in spans
 
 
 def test_a_formula_continued_over_a_line_break_is_one_formula(pdf_chunks):
-    spans = [f.span for f in offline.answer(FormulaRequest(chunks=pdf_chunks)).answer.formulas]
+    spans = [f.span for f in offline.answer(formula_request(pdf_chunks)).answer.formulas]
     assert any(span.startswith("CT Hauling = Queuing Time") and span.endswith("Travel Empty Time") for span in spans)
+
+
+def _formulas_of(text: str):
+    return offline.answer(formula_request([SourceChunk(chunk_id="doc::0001", text=text)])).answer.formulas
+
+
+def test_a_selected_formula_is_transcribed_as_written_with_its_legend_and_unit():
+    formula, = _formulas_of("Rate = Volume / Fill Time x 100%\nKeterangan:\nRate = laju isi (%)\nVolume = isi tangki (m3)\n")
+    assert formula.name == "Rate" and formula.formula_latex == formula.span == "Rate = Volume / Fill Time x 100%"
+    assert [(v.symbol, v.meaning) for v in formula.variables] == [("Volume", "isi tangki (m3)"), ("Fill Time", None)]
+    assert formula.unit == "%" and formula.chunk_id == "doc::0001"
+
+
+def test_identifier_formulas_name_operands_not_functions_or_numbers():
+    formula, = _formulas_of("~~~\nwindow = min(window_new, 3*peak) + SMSS*SMSS/window\n~~~\n")
+    assert formula.name == "window"
+    assert [v.symbol for v in formula.variables] == ["window_new", "peak", "SMSS", "window"]
+
+
+def test_a_tight_product_names_each_factor():
+    formula, = _formulas_of("dihitung dengan formula sebagai berikut:\nDenda Harian = ((P-Q)xRxS)xTK\n")
+    assert [v.symbol for v in formula.variables] == ["P", "Q", "R", "S", "TK"]
+
+
+def test_a_latex_block_keeps_its_markup_and_names_its_symbols():
+    formula, = _formulas_of("~~~ math\n\\mathrm{W_{est}} = W_{est} + \\alpha * \\frac{acked}{cwnd} \\text{ per ACK}\n~~~\n")
+    assert formula.formula_latex == "\\mathrm{W_{est}} = W_{est} + \\alpha * \\frac{acked}{cwnd} \\text{ per ACK}"
+    assert formula.name == "\\mathrm{W_{est}}"
+    assert [v.symbol for v in formula.variables] == ["W_{est}", "acked", "cwnd"]
+
+
+def test_environment_names_and_prose_of_a_piecewise_latex_formula_are_not_symbols():
+    formula, = _formulas_of("~~~ math\nG = \\left\\{\\begin{array}{ll} q & \\text{if } q < r \\end{array}\\right.\n~~~\n")
+    assert [v.symbol for v in formula.variables] == ["q", "r"]
+
+
+def test_a_fraction_layout_without_a_left_side_has_no_name():
+    formula, = _formulas_of("  Ka,d        Kb\n------ + ------  < 1\n  20 mg       35\n")
+    assert formula.name is None and formula.formula_latex == formula.span
+    assert [v.symbol for v in formula.variables] == ["Ka,d", "Kb", "mg"]
+
+
+def test_a_formula_stated_twice_is_returned_once():
+    assert len(_formulas_of("Rate = Volume / Time\n\nAgain:\n\nRate = Volume / Time\n")) == 1
+
+
+def test_no_candidates_no_formulas(pdf_chunks):
+    assert offline.answer(FormulaRequest(chunks=pdf_chunks)).answer.formulas == []
 
 
 def test_splits_the_joint_survey_rule(pdf_chunks):
@@ -216,7 +270,7 @@ def test_every_offline_string_is_a_substring_of_its_input(document, request):
     chunks = request.getfixturevalue(document)
     requests = [
         GlossaryRequest(clusters=heading_clusters(chunks)),
-        FormulaRequest(chunks=chunks),
+        formula_request(chunks),
         rule_request(chunks),
         domain_request(chunks, 4),
     ]
@@ -232,7 +286,7 @@ def test_every_offline_string_is_a_substring_of_its_input(document, request):
 
 def test_spans_are_found_in_the_chunk_they_name(pdf_chunks):
     text_of = {c.chunk_id: c.text for c in pdf_chunks}
-    answers = [offline.answer(FormulaRequest(chunks=pdf_chunks)).answer.formulas,
+    answers = [offline.answer(formula_request(pdf_chunks)).answer.formulas,
                offline.answer(rule_request(pdf_chunks)).answer.rules]
     assert all(item.span in text_of[item.chunk_id] for items in answers for item in items)
 

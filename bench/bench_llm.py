@@ -19,7 +19,10 @@ import tempfile
 import time
 from pathlib import Path
 
+from knowledge_assets.candidates.formulas import find_formulas
+from knowledge_assets.candidates.rules import find_rules
 from knowledge_assets.contracts import ParsedDocument
+from knowledge_assets.extract.stages import candidate_requests
 from knowledge_assets.ingest.documents import identify
 from knowledge_assets.ingest.parse import parse_document
 from knowledge_assets.llm.extractor import Extractor
@@ -32,7 +35,6 @@ from knowledge_assets.llm.requests import (
     RuleRequest,
     SourceChunk,
     TermCluster,
-    chunk_batches,
     cluster_batches,
 )
 from knowledge_assets.llm.settings import LLMSettings
@@ -74,8 +76,8 @@ def requests_for(parsed: ParsedDocument, chunks: list[SourceChunk], term_cluster
     outline = list(dict.fromkeys(h for c in chunks for h in c.heading_path))
     return [
         *(GlossaryRequest(clusters=batch) for batch in cluster_batches(term_clusters)),
-        *(FormulaRequest(chunks=batch) for batch in chunk_batches(chunks)),
-        *(RuleRequest(chunks=batch) for batch in chunk_batches(chunks)),
+        *candidate_requests(FormulaRequest, chunks, find_formulas(chunks)),
+        *candidate_requests(RuleRequest, chunks, find_rules(chunks)),
         DomainContextRequest(outline=outline, chunks=chunks[:DOMAIN_CONTEXT_CHUNKS]),
     ]
 

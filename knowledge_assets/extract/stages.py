@@ -82,9 +82,13 @@ def _source_chunks(chunks: Sequence[c.Chunk]) -> list[SourceChunk]:
     return [SourceChunk(chunk_id=ch.chunk_id, text=ch.text, heading_path=ch.heading_path) for ch in chunks]
 
 
-def _with_candidates(request_type, source: Sequence[SourceChunk], candidates: Sequence[Candidate]):
-    """One request per batch of chunks, each carrying the candidates found in its chunks."""
-    for batch in chunk_batches(source):
+def candidate_requests(request_type, source: Sequence[SourceChunk], candidates: Sequence[Candidate]):
+    """One request per batch of the chunks that hold candidates, each carrying its chunks'
+    candidates. A chunk where the candidate layer found nothing is not sent (D36): the model
+    selects and labels among candidates rather than reading the whole document, which keeps
+    prompts proportional to what a document states, not to its length."""
+    holding = {cand.chunk_id for cand in candidates}
+    for batch in chunk_batches(chunk for chunk in source if chunk.chunk_id in holding):
         ids = {chunk.chunk_id for chunk in batch}
         yield request_type(chunks=batch, candidates=[cand for cand in candidates if cand.chunk_id in ids])
 
@@ -99,7 +103,7 @@ def run_formulas(store: Store, extractor: Extractor, doc_id: str, run_id: str) -
     parsed = _parsed(store, doc_id)
     chunks = {ch.chunk_id: ch for ch in parsed.chunks}
     source = _source_chunks(parsed.chunks)
-    results = extractor.run(list(_with_candidates(FormulaRequest, source, find_formulas(source))))
+    results = extractor.run(list(candidate_requests(FormulaRequest, source, find_formulas(source))))
     built = build_formulas(doc_id, [f for answer in _answers(results) for f in answer.formulas], chunks)
     formulas = link_formulas(built.formulas, term_index(load_clusters(store, doc_id)))
     store.replace_partition(
@@ -205,7 +209,7 @@ def run_rules(store: Store, extractor: Extractor, doc_id: str, run_id: str) -> S
     parsed = _parsed(store, doc_id)
     chunks = {ch.chunk_id: ch for ch in parsed.chunks}
     source = _source_chunks(parsed.chunks)
-    results = extractor.run(list(_with_candidates(RuleRequest, source, find_rules(source))))
+    results = extractor.run(list(candidate_requests(RuleRequest, source, find_rules(source))))
     built = build_rules(doc_id, [r for answer in _answers(results) for r in answer.rules], chunks)
     formulas = load_entities(store, "formulas", doc_id, c.FormulaEntry)
     rules = link_rules(built.rules, formulas, term_index(load_clusters(store, doc_id)))

@@ -3,8 +3,9 @@
 Each term row gets exactly one reason, the first that applies:
   conflict → definition rejected or escalated → source wording differs from the expanded name →
   no definition in the document → routine confirmation.
-Sort: conflicts, then unresolved key parameters, then mention_count descending; ties by term,
-then id, so two runs of one document give the same ranks.
+Sort: conflicts, then unresolved key parameters, then the terms the document defines (the
+glossary a reviewer checks first), then the rest; within each, mention_count descending; ties by term, then id, so two runs of
+one document give the same ranks.
 """
 
 from __future__ import annotations
@@ -41,6 +42,10 @@ def term_review_reason(entry: c.GlossaryEntry, definition_rejected: bool) -> str
     return c.REVIEW_REASON_ROUTINE
 
 
+def _defined(entry: c.GlossaryEntry) -> bool:
+    return entry.definition is not None
+
+
 def _location(provenance: c.Provenance) -> dict:
     return {
         "page": provenance.page,
@@ -69,7 +74,7 @@ def build_queue(
             "review_reason": reason,
             **_location(entry.provenance),
         }
-        group = 0 if reason == c.REVIEW_REASON_CONFLICT else 2
+        group = 0 if reason == c.REVIEW_REASON_CONFLICT else 2 if _defined(entry) else 3
         keyed.append(((group, -entry.mention_count, entry.term, entry.term_id), row))
     if domain is not None:
         for parameter in domain.key_parameters:

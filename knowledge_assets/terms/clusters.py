@@ -35,7 +35,7 @@ from rapidfuzz import fuzz
 from knowledge_assets.contracts import Chunk, Provenance
 from knowledge_assets.ids import term_id
 from knowledge_assets.terms.mentions import Mention
-from knowledge_assets.terms.tokens import collapse, is_acronym, is_stopword, key_words, term_key
+from knowledge_assets.terms.tokens import collapse, is_acronym, is_stopword, key_words, plain_name, term_key
 
 _SPELLING_RATIO = 90
 _WORD_RATIO = 85
@@ -112,7 +112,8 @@ def _draft(
     defining = {collapse(m.surface) for m in mentions if m.kind in _DEFINING_KINDS}
     introduced = [s for s in surfaces if s in defining]
     abbreviation = shorts[0] if shorts else None
-    canonical = [*longs, *introduced, *shorts, *surfaces][0]
+    # Markup is not wording: `*W<sub>max</sub>*` is named as it reads, `W_max`.
+    canonical = plain_name([*longs, *introduced, *shorts, *surfaces][0])
     first = mentions[0]
     chunk = chunks[first.chunk_id]
     return TermCluster(

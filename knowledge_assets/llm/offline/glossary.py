@@ -1,15 +1,19 @@
 """Offline glossary: a definition sentence per term cluster, its long form, subdomain tags.
 
-A definition is recognised in the shapes technical documents use: `Adalah …` as the first
-sentence under a heading that names the term, `X adalah …`, `X is defined as / means /
-refers to / is the …`, and `X: …`. A term with none of these abstains (definition null),
-which is the correct answer for most terms of a document (contract §3: 48 of 58).
+The definition is SELECTED among the cluster's definition candidates (the stage found them by
+the genre's conventions): the first in document order whose defined name is the cluster's
+own. Only a cluster without candidates falls back to reading its chunks, for the one shape
+the candidates do not cover: `Adalah …` as the first sentence under a heading that names
+the term. A term with neither abstains (definition null), which is the correct answer for
+most terms of a document (contract §3: 48 of 58).
 """
 
 from __future__ import annotations
 
 import re
 
+from knowledge_assets.candidates.definitions import defining_first
+from knowledge_assets.candidates.model import Candidate
 from knowledge_assets.llm.offline.text import abbreviation_pairs, sentences, subdomain_tags
 from knowledge_assets.llm.requests import GlossaryRequest, SourceChunk, TermCluster
 from knowledge_assets.llm.responses import GlossaryResponse, GlossaryTerm
@@ -29,10 +33,17 @@ def _surfaces(cluster: TermCluster) -> list[str]:
 
 def _answer_cluster(number: int, cluster: TermCluster) -> GlossaryTerm:
     surfaces = _surfaces(cluster)
-    definition = _find_definition(cluster.chunks, surfaces)
+    selected = _select_candidate(cluster)
     full_name = _find_full_name(cluster)
-    if definition:
-        chunk, (start, end) = definition
+    if selected is not None:
+        definition = selected.part("definition")
+        text = definition.text if definition else selected.text
+        evidence = (next(c for c in cluster.chunks if c.chunk_id == selected.chunk_id), text)
+        expansion = selected.part("expansion")
+        if expansion is not None and full_name is None and cluster.abbreviation:
+            full_name = expansion.text
+    elif not cluster.candidates and (found := _find_definition(cluster.chunks, surfaces)):
+        chunk, (start, end) = found
         text = chunk.text[start:end]
         evidence = (chunk, text)
     else:
@@ -48,6 +59,14 @@ def _answer_cluster(number: int, cluster: TermCluster) -> GlossaryTerm:
         span=evidence[1] if evidence else None,
         chunk_id=evidence[0].chunk_id if evidence else None,
     )
+
+
+def _select_candidate(cluster: TermCluster) -> Candidate | None:
+    """The first defining candidate in document order among those whose chunk the request
+    carries, a formula legend's only when there is no other."""
+    carried = {chunk.chunk_id for chunk in cluster.chunks}
+    usable = [c for c in cluster.candidates if c.chunk_id in carried and c.part("definition") is not None]
+    return next(iter(defining_first(usable)), None)
 
 
 def _names_term(heading: str, surfaces: list[str]) -> bool:

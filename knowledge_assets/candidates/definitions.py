@@ -32,7 +32,7 @@ from functools import cache
 from knowledge_assets.candidates.model import Candidate, span
 from knowledge_assets.candidates.packs import cues
 from knowledge_assets.candidates.source import SourceChunk
-from knowledge_assets.terms.lexicon import STOPWORDS
+from knowledge_assets.terms.lexicon import STOPWORDS, STRUCTURE_WORDS
 
 _MAX_TERM_WORDS = 10
 _MAX_LOWERCASE_TERM_WORDS = 4
@@ -41,6 +41,7 @@ _MAX_NEXT_LINE_LABEL_WORDS = 4
 _MAX_DEFINITION_CHARS = 1500
 _MIN_DEFINITION_WORDS = 2
 _MAX_LEADING_LABEL_WORDS = 2
+_SPLIT_WORD_HEAD = 3
 
 # A list item's marker: `1.`, `a.`, `a)`, `(1)`, `iv)`, a bullet.
 _LIST_MARKER = r"(?:\d{1,3}\.|[a-z]\.|[a-z]\)|\(\d{1,3}\)|\(?[ivx]{1,5}\)|[-•*+])"
@@ -49,7 +50,8 @@ _LINE_OPENS_ITEM = re.compile(rf"\n(?=[ \t]*{_LIST_MARKER}[ \t])")
 # Where a sentence may end: a full stop, a semicolon at a line end, a blank line, a new item.
 _STOP = re.compile(r"\.(?=\s|$)|;(?=[ \t]*(?:\n|$))|\n[ \t]*\n|" + _LINE_OPENS_ITEM.pattern)
 # What may open the next sentence after a full stop.
-_NEXT_SENTENCE = re.compile(r"\s*(?:$|[A-Z(\"“'{\[*]|\d{1,3}\.\s|[-•*]\s)")
+# A full stop ending a line ends the sentence unless the next line goes on in lowercase.
+_NEXT_SENTENCE = re.compile(r"\s*(?:$|[A-Z(\"“'{\[*]|\d{1,3}\.\s|[-•*]\s)|[ \t]*\n[ \t]*(?![a-z])")
 # Where a clause begins: after sentence punctuation and a space, a blank line, a list marker.
 # A formula line (`A = B + C`) stands alone too.
 _CLAUSE_BREAK = re.compile(
@@ -89,12 +91,24 @@ def _resliced(candidate: Candidate, text: str) -> Candidate:
 _SYMBOL_CUES = frozenset({"legend", "referenced"})
 
 
+# A glossary's own entry: a label, a term introduced with its short name, an explanation, a
+# section whose heading the first sentence defines.
+_GLOSSARY_CUES = frozenset({"label", "introduced", "explained", "heading"})
+
+
 def defining_first(candidates: Sequence[Candidate]) -> list[Candidate]:
-    """The candidates in order of how surely they define: a defining sentence or glossary
-    entry first, then one with a weak copula (`X merupakan …` states as often a property of X
-    as its definition), then a symbol's gloss; each group in its given (document) order."""
+    """The candidates in order of how surely they define: a glossary's own entry first, then
+    a defining sentence in running text, then one with a weak copula (`X merupakan …` states
+    as often a property of X as its definition), then a symbol's gloss; each group in its
+    given (document) order."""
     weak = frozenset(w.lower() for w in cues("definitions").get("weak_copulas", ()))
-    return sorted(candidates, key=lambda c: 2 if c.cue in _SYMBOL_CUES else 1 if c.cue in weak else 0)
+
+    def rank(candidate: Candidate) -> int:
+        if candidate.cue in _GLOSSARY_CUES:
+            return 0
+        return 3 if candidate.cue in _SYMBOL_CUES else 2 if candidate.cue in weak else 1
+
+    return sorted(candidates, key=rank)
 
 
 def _overlaps(a: Candidate, b: Candidate) -> bool:
@@ -129,8 +143,12 @@ def _prose(text: str, in_front_matter: bool) -> tuple[str, bool]:
 # ---------------------------------------------------------------------------------- cue words
 
 
-def _alternatives(words: Sequence[str]) -> str:
-    return "|".join(r"\s+".join(map(re.escape, w.split())) for w in sorted(words, key=len, reverse=True))
+def _alternatives(words: Sequence[str], split_words: bool = False) -> str:
+    """One regex alternative per cue, longest first, any whitespace between its words; with
+    `split_words`, a PDF's stray space inside a word too (`disin gkat`): safe for long cues."""
+    def word(w: str) -> str:
+        return " ?".join(map(re.escape, w)) if split_words else re.escape(w)
+    return "|".join(r"\s+".join(map(word, w.split())) for w in sorted(words, key=len, reverse=True))
 
 
 @cache
@@ -139,7 +157,7 @@ def _patterns() -> dict[str, re.Pattern[str]]:
     copula = _alternatives(pack["copulas"])
     return {
         "copula": re.compile(rf"(?<=\s)(?:{copula})(?=\s)", re.IGNORECASE),
-        "introducer": re.compile(rf"\s+(?:{_alternatives(pack['introducers'])})\s+", re.IGNORECASE),
+        "introducer": re.compile(rf"\s+(?:{_alternatives(pack['introducers'], split_words=True)})\s+", re.IGNORECASE),
         "explained": re.compile(
             rf"\b(?:{_alternatives(pack['explainers'])})\s+(?P<quote>[\"“”'‘]|o(?=[A-Z]))?(?P<term>[^\"“”\n]{{1,80}}?)"
             rf"(?(quote)[\"“”'’]|)\s+(?:(?:{_alternatives(pack['explainer_qualifiers'])})\s+)?(?:{copula})\s",
@@ -208,7 +226,8 @@ def _plain(word: str) -> str:
 def _names_a_term(subject: str) -> bool:
     """Whether a sentence's subject is a defined name: a capitalised name of at most ten words
     whose further words are capitalised, symbols, numbers or connectors (`Transfer ke Daerah`,
-    `LPG Tabung 3 (Tiga) Kg`), or a short lowercase name (`Daerah radiasi sangat rendah`)."""
+    `LPG Tabung 3 (Tiga) Kg`), or a capital and a few lowercase words (`Daerah radiasi sangat
+    rendah`); never capitals after lowercase (`Sumber data Working Hours` is about a term)."""
     words = [_plain(w) for w in _words(subject)]
     if not words or len(words) > _MAX_TERM_WORDS or any(not w for w in words):
         return False
@@ -216,26 +235,28 @@ def _names_a_term(subject: str) -> bool:
     first = words[0]
     if not (first[0].isupper() or first[0] in "∆Δ" or _is_symbol(first)):
         return False
-    if first.lower() in STOPWORDS or " ".join(words).lower() in not_terms:
-        return False
-    if words[-1].lower() in connectors:
+    if first.lower() in STOPWORDS or " ".join(words).lower() in not_terms or words[-1].lower() in connectors:
         return False
     if not all(c.isalnum() or c in "-/'’&%∆Δ" for c in first):
         return False
     lowercase = 0
-    for word in words[1:]:
+    for previous, word in zip(words, words[1:]):
         bare = word[1:-1] if word.startswith("(") and word.endswith(")") else word
         if not bare or not all(c.isalnum() or c in "-/'’&%" for c in bare):
             return False
         if word.lower() in connectors:
             continue
         if bare[0].isupper() or bare[0].isdigit() or _is_symbol(bare):
+            if lowercase and not bare.isupper():
+                return False
             continue
         if word.lower() in STOPWORDS:
             return False
-        lowercase += 1
-    # One lowercase word in a long capitalised name is a word the PDF split (`Penerimaan Ne gara`).
-    return lowercase == 0 or len(words) <= _MAX_LOWERCASE_TERM_WORDS or (lowercase == 1 and len(words) >= 4)
+        # A PDF splits words (`Penerimaan Ne gara Bukan Pajak`): a lowercase piece after a
+        # short capitalised one is the rest of that word.
+        if not (len(previous) <= _SPLIT_WORD_HEAD and previous[0].isupper()):
+            lowercase += 1
+    return lowercase == 0 or len(words) <= _MAX_LOWERCASE_TERM_WORDS
 
 
 def _is_symbol(word: str) -> bool:
@@ -282,8 +303,8 @@ def _heading_end(chunk: SourceChunk) -> int:
     heading = chunk.heading_path[-1].strip()
     first_line_end = chunk.text.find("\n")
     first_line = chunk.text if first_line_end < 0 else chunk.text[:first_line_end]
-    if not heading or heading not in first_line:
-        return 0
+    if not heading or heading not in first_line or _patterns()["copula"].search(first_line):
+        return 0  # a heading line that is itself a defining sentence stays one
     return len(first_line) if first_line_end < 0 else first_line_end
 
 
@@ -335,8 +356,8 @@ def _statutory(chunk_id: str, text: str, heading_end: int = 0) -> list[Candidate
             if introducer and not _names_a_term(text[start + introducer.end() : subject_end]):
                 continue
             end = _sentence_end(text, copula.end())
-            if end < 0 or not _long_enough(text[copula.end() : end]):
-                break
+            if end < 0 or not _long_enough(text[copula.end() : end]) or text[end - 1] == ":":
+                break  # `X adalah sebagai berikut:` introduces a list, it defines nothing
             short = (start + introducer.end(), subject_end) if introducer else None
             if gloss and _is_short_name(text[slice(*gloss)]):
                 short, gloss = gloss, None
@@ -419,12 +440,19 @@ def _labelled(chunk_id: str, text: str, heading_end: int = 0) -> list[Candidate]
             continue
         if _MARKER_AT_LINE_START.match(text, body_start) or not _BODY_OPENING.match(text, body_start):
             continue  # a label over a list (`memuat: a. …`), a number (`ISSN: 2070-1721`), bold text
-        end = _sentence_end(text, body_start)
+        bullet = match.group().lstrip()[:1] in "-•*+" and not match.group("label").startswith("*")
+        end = _item_end(text, body_start) if bullet else _sentence_end(text, body_start)
         if end < 0 or not _long_enough(text[body_start:end]) or text[end - 1] == ";":
             continue  # `Standby cuaca: hujan, jalan licin;` is an item of a list, not a definition
         long = (term_start, term_end) if short else None
         found.append(_candidate(chunk_id, text, match.start("label"), end, "label", (term_start, term_end), short, long, alias))
     return found
+
+
+def _item_end(text: str, start: int) -> int:
+    """A bulleted entry is its whole item: up to the next item, a blank line or the chunk's end."""
+    stop = re.compile(r"\n[ \t]*\n|" + _LINE_OPENS_ITEM.pattern).search(text, start)
+    return _trimmed(text, start, stop.start() if stop else len(text))[1]
 
 
 def _opens_entry(text: str, match: re.Match[str]) -> bool:
@@ -441,7 +469,10 @@ def _opens_entry(text: str, match: re.Match[str]) -> bool:
         return False
     if match.group().lstrip()[:1] in "-•*+" or _MARKER_AT_LINE_START.match(match.group()):
         return True
-    return not previous_line or previous_line[-1] in ".:!?)" or _URL_OR_PAGE_NUMBER.fullmatch(previous_line) is not None
+    if not previous_line or previous_line[-1] in ".:!?)" or _URL_OR_PAGE_NUMBER.fullmatch(previous_line):
+        return True
+    # After a formula's last line (`dt`) a capitalised label opens a new entry.
+    return len(previous_line.split()) <= _MAX_LEADING_LABEL_WORDS + 1 and match.group("label")[:1].isupper()
 
 
 def _label_term(text: str, start: int, end: int) -> tuple[int | None, int, tuple[int, int] | None, tuple[int, int] | None]:
@@ -449,6 +480,8 @@ def _label_term(text: str, start: int, end: int) -> tuple[int | None, int, tuple
     parenthesis gives."""
     label = text[start:end]
     short = alias = None
+    if re.search(r"[\"“”]|\.\s", label):
+        return None, end, None, None  # a quotation or initials: a reference entry
     if (not _MARKUP.search(label) and _SIGNATURE_OR_NUMBERED.fullmatch(label)) or _words(label)[0] in _code_keywords():
         return None, end, None, None
     if not _MARKUP.search(label) and (parenthesis := _TRAILING_PARENTHESIS.match(label)):
@@ -486,9 +519,11 @@ def _label_names_a_term(words: list[str]) -> bool:
     connectors, not_terms = _word_lists()
     if " ".join(words).lower() in not_terms or words[0].lower() in not_terms:
         return False
+    if words[0].lower() in STRUCTURE_WORDS or words[-1].lower() in STRUCTURE_WORDS:
+        return False  # `Revision history:`, `Catatan:`: a part of the document, not a term
     if words[0].lower() in STOPWORDS or words[-1].lower() in connectors | STOPWORDS:
         return False
-    if any(not all(c.isalnum() or c in "-/_'’&()%∆Δ" for c in w) for w in words):
+    if any(not all(c.isalnum() or c in "-–/_'’&()%∆Δ" for c in w) for w in words):
         return False
     content = [w for w in words if w.lower() not in connectors]
     if any(w.lower() in STOPWORDS for w in content):

@@ -108,7 +108,9 @@ def _draft(
     # count leaves ties in the order the document first uses them.
     surfaces = tuple(sorted(counts, key=lambda s: -counts[s]))
     longs = tuple(s for s in surfaces if s in long_forms)
-    shorts = [s for s in surfaces if s in short_forms or is_acronym(s)]
+    # A word in capitals the cluster also holds in lowercase ("MENTERI", "Menteri") is shouted.
+    folded = Counter(s.lower() for s in surfaces)
+    shorts = [s for s in surfaces if s in short_forms or (is_acronym(s) and folded[s.lower()] == 1)]
     defining = {collapse(m.surface) for m in mentions if m.kind in _DEFINING_KINDS}
     introduced = [s for s in surfaces if s in defining]
     abbreviation = shorts[0] if shorts else None

@@ -10,8 +10,9 @@ from functools import lru_cache
 from knowledge_assets.terms.lexicon import CONNECTORS, STOPWORDS
 
 # A number is one token ("1.250.000", "0,85", "100%"); a word may join its parts with - / '
-# so "Gain/Loss", "year-to-date" and "SKT-STD-PRM-001" stay whole.
-WORD = re.compile(r"\d+(?:[.,]\d+)*%?|[^\W_](?:\w|[-/'’](?=[^\W_]))*")
+# so "Gain/Loss", "year-to-date" and "SKT-STD-PRM-001" stay whole; a symbol keeps its
+# percent sign ("T%" is a variable of its own, not "T").
+WORD = re.compile(r"\d+(?:[.,]\d+)*%?|[^\W_](?:\w|[-/'’](?=[^\W_]))*(?:%(?!\w))?")
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*%?")
 _SENTENCE_END = ".!?:;"
 # A dash or star opens a list item at the start of a line and separates clauses

@@ -122,3 +122,5 @@ def test_defining_sentences_rank_before_weak_copulas_and_symbol_glosses():
         "Rasio Kas merupakan bagian dari laporan.\n\nRasio Kas adalah perbandingan kas dengan utang.\n"
     )
     assert [c.cue for c in defining_first(found(text))] == ["adalah", "merupakan", "legend"]
+    labelled = found("Rasio Kas adalah perbandingan kas.\n\nRasio Kas: perbandingan kas dengan utang.\n")
+    assert [c.cue for c in defining_first(labelled)] == ["label", "adalah"]

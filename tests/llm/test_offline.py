@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from knowledge_assets.candidates.definitions import find_definitions
 from knowledge_assets.llm.extractor import Extractor
 from knowledge_assets.llm.offline import OfflineBackend
 from knowledge_assets.llm.offline.text import abbreviation_pairs
@@ -17,21 +18,26 @@ from knowledge_assets.llm.requests import (
     TermCluster,
 )
 from knowledge_assets.llm.settings import resolve_settings
+from knowledge_assets.terms.tokens import term_key
 
 offline = OfflineBackend()
 
 
 def heading_clusters(chunks: list[SourceChunk]) -> list[TermCluster]:
-    """A cluster per `Long Form (ABBR)` heading, with the chunks under it: the shape the
-    terms stage hands over."""
+    """A cluster per `Long Form (ABBR)` heading, with the chunks under it and the definition
+    candidates of those chunks that name it: the shape the glossary stage hands over."""
     clusters: dict[str, dict] = {}
+    candidates = find_definitions(chunks)
     for chunk in chunks:
         heading = chunk.heading_path[-1] if chunk.heading_path else ""
         for (start, end), abbreviation in abbreviation_pairs(heading):
             entry = clusters.setdefault(abbreviation, {"key": f"t_{abbreviation}", "canonical": heading[start:end],
                                                        "abbreviation": abbreviation, "long_forms": [heading[start:end]],
-                                                       "chunks": []})
+                                                       "chunks": [], "candidates": []})
             entry["chunks"].append(chunk)
+            names = {term_key(abbreviation), term_key(heading[start:end])}
+            entry["candidates"] += [c for c in candidates if c.chunk_id == chunk.chunk_id
+                                    and any(term_key(p.text) in names for p in c.parts if p.role in ("term", "abbreviation"))]
     return [TermCluster(**entry) for entry in clusters.values()]
 
 

@@ -1,25 +1,21 @@
 """Offline glossary: a definition sentence per term cluster, its long form, subdomain tags.
 
 The definition is SELECTED among the cluster's definition candidates (the stage found them by
-the genre's conventions): the first in document order whose defined name is the cluster's
-own. Only a cluster without candidates falls back to reading its chunks, for the one shape
-the candidates do not cover: `Adalah …` as the first sentence under a heading that names
-the term. A term with neither abstains (definition null), which is the correct answer for
-most terms of a document (contract §3: 48 of 58).
+the genre's conventions, `candidates/definitions.py`): the first defining one in document
+order, a formula legend's only when nothing else defines the term. A term without
+candidates abstains (definition null), which is the correct answer for most terms of a
+document (contract §3: 48 of 58); reading any `X: …` line as a definition, as this module
+once did, made `Menetapkan : PERATURAN …` one.
 """
 
 from __future__ import annotations
 
-import re
-
 from knowledge_assets.candidates.definitions import defining_first
 from knowledge_assets.candidates.model import Candidate
-from knowledge_assets.llm.offline.text import abbreviation_pairs, sentences, subdomain_tags
+from knowledge_assets.llm.offline.text import abbreviation_pairs, subdomain_tags
 from knowledge_assets.llm.requests import GlossaryRequest, SourceChunk, TermCluster
 from knowledge_assets.llm.responses import GlossaryResponse, GlossaryTerm
 
-_HEADING_DEFINITION = re.compile(r"(?:Adalah|Merupakan|Ialah|Yaitu)\s")
-_SUBJECT_VERB = r"(?:\s*\([^)\n]{1,12}\))?(?:\s+(?:adalah|merupakan|ialah|yaitu|is defined as|is the|is an?|means|refers to)\s|\s*:\s)"
 
 
 def answer_glossary(request: GlossaryRequest) -> GlossaryResponse:
@@ -42,10 +38,6 @@ def _answer_cluster(number: int, cluster: TermCluster) -> GlossaryTerm:
         expansion = selected.part("expansion")
         if expansion is not None and full_name is None and cluster.abbreviation:
             full_name = expansion.text
-    elif not cluster.candidates and (found := _find_definition(cluster.chunks, surfaces)):
-        chunk, (start, end) = found
-        text = chunk.text[start:end]
-        evidence = (chunk, text)
     else:
         text = None
         evidence = _find_mention(cluster.chunks, surfaces)
@@ -67,26 +59,6 @@ def _select_candidate(cluster: TermCluster) -> Candidate | None:
     carried = {chunk.chunk_id for chunk in cluster.chunks}
     usable = [c for c in cluster.candidates if c.chunk_id in carried and c.part("definition") is not None]
     return next(iter(defining_first(usable)), None)
-
-
-def _names_term(heading: str, surfaces: list[str]) -> bool:
-    return any(re.search(rf"(?<!\w){re.escape(s)}(?!\w)", heading, re.IGNORECASE) for s in surfaces)
-
-
-def _find_definition(chunks: list[SourceChunk], surfaces: list[str]):
-    subject = re.compile("(?:" + "|".join(re.escape(s) for s in sorted(surfaces, key=len, reverse=True)) + ")" + _SUBJECT_VERB)
-    for chunk in chunks:
-        bounds = sentences(chunk.text)
-        heading = chunk.heading_path[-1] if chunk.heading_path else ""
-        # "Adalah …" only counts as the first sentence right under the term's own heading.
-        if len(bounds) > 1 and chunk.text[slice(*bounds[0])] == heading and _names_term(heading, surfaces):
-            first = bounds[1]
-            if _HEADING_DEFINITION.match(chunk.text, first[0]):
-                return chunk, first
-        for start, end in bounds:
-            if subject.match(chunk.text, start) and chunk.text[start:end] != heading:
-                return chunk, (start, end)
-    return None
 
 
 def _find_full_name(cluster: TermCluster) -> str | None:

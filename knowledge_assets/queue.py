@@ -3,8 +3,8 @@
 Each term row gets exactly one reason, the first that applies:
   conflict → definition rejected or escalated → source wording differs from the expanded name →
   no definition in the document → routine confirmation.
-Sort: conflicts, then unresolved key parameters, then the terms the document defines (the
-glossary a reviewer checks first), then the rest; within each, mention_count descending; ties by term, then id, so two runs of
+Sort: conflicts, then unresolved key parameters, then the terms the document defines by a
+sentence or a formula (the glossary a reviewer checks first), then the rest; within each, mention_count descending; ties by term, then id, so two runs of
 one document give the same ranks.
 """
 
@@ -43,7 +43,8 @@ def term_review_reason(entry: c.GlossaryEntry, definition_rejected: bool) -> str
 
 
 def _defined(entry: c.GlossaryEntry) -> bool:
-    return entry.definition is not None
+    """Defined by a sentence of the document, or by a formula whose left side it is."""
+    return entry.definition is not None or entry.defining_formula_id is not None
 
 
 def _location(provenance: c.Provenance) -> dict:

@@ -49,8 +49,8 @@ _MARKER_AT_LINE_START = re.compile(rf"[ \t]*{_LIST_MARKER}[ \t]+")
 _LINE_OPENS_ITEM = re.compile(rf"\n(?=[ \t]*{_LIST_MARKER}[ \t])")
 # Where a sentence may end: a full stop, a semicolon at a line end, a blank line, a new item.
 _STOP = re.compile(r"\.(?=\s|$)|;(?=[ \t]*(?:\n|$))|\n[ \t]*\n|" + _LINE_OPENS_ITEM.pattern)
-# What may open the next sentence after a full stop.
-# A full stop ending a line ends the sentence unless the next line goes on in lowercase.
+# What may open the next sentence after a full stop; a full stop ending a line ends the
+# sentence unless the next line goes on in lowercase.
 _NEXT_SENTENCE = re.compile(r"\s*(?:$|[A-Z(\"“'{\[*]|\d{1,3}\.\s|[-•*]\s)|[ \t]*\n[ \t]*(?![a-z])")
 # Where a clause begins: after sentence punctuation and a space, a blank line, a list marker.
 # A formula line (`A = B + C`) stands alone too.
@@ -67,7 +67,7 @@ _MARKUP = re.compile(r"\{\{\{|<su[bp]>|\*")
 def find_definitions(chunks: Sequence[SourceChunk]) -> list[Candidate]:
     """Every definition candidate of the chunks, in document order, never two for one span."""
     found: list[Candidate] = []
-    in_front_matter = False
+    in_front_matter = bool(chunks) and chunks[0].text.startswith("---\n")
     for chunk in chunks:
         text, in_front_matter = _prose(chunk.text, in_front_matter)
         heading_end = _heading_end(chunk)
@@ -127,8 +127,9 @@ def _prose(text: str, in_front_matter: bool) -> tuple[str, bool]:
     front matter goes on into the next chunk."""
     blank: list[tuple[int, int]] = []
     position = 0
-    if in_front_matter or text.startswith("---\n"):
-        close = _FRONT_MATTER_CLOSE.search(text, 0 if in_front_matter else 4)
+    if in_front_matter:
+        opens = text.startswith("---\n")
+        close = _FRONT_MATTER_CLOSE.search(text, 4 if opens else 0)
         position = len(text) if close is None else close.end()
         blank.append((0, position))
         in_front_matter = close is None
@@ -293,7 +294,7 @@ def _long_enough(text: str) -> bool:
 
 # ---------------------------------------------------------------------------------- finders
 
-_SECTION_NUMBER = re.compile(r"^\s*(?:\d+(?:\.\d+)*\.?|[A-Z]\.|[IVXLC]+\.)\s+")
+_SECTION_NUMBER = re.compile(r"\s*(?:\d+(?:\.\d+)*\.?|[A-Z]\.|[IVXLC]+\.)\s+")
 
 
 def _heading_end(chunk: SourceChunk) -> int:

@@ -11,7 +11,8 @@ Reasons, checked in this order:
   short form paired with one of those;
 - `boilerplate`: citation and enactment wording, every word of it from the language packs'
   list (`packs/<lang>/terms.json`): "Undang-Undang Nomor", "Tambahan Lembaran Negara
-  Republik", "Menetapkan", "Section";
+  Republik", "Menetapkan", "Section"; and the title of a cited instrument, opening with one
+  of the packs' citation heads ("Peraturan Menteri Keuangan Nomor");
 - `numeral`: a bare roman numeral ("II", "XIV"), and digits OCR read as letters ("OOO",
   "O2O", "l2l") count as `number`;
 - `shouted`: words in capitals that are not acronyms: a run of them with a long word
@@ -132,7 +133,7 @@ def _reason(
         return "structure"
     if term_key(mention.surface) in issuer or _names_organisation(keys):
         return "organisation"
-    if all(key in _boilerplate() for key in keys):
+    if all(key in _boilerplate() for key in keys) or (len(keys) > 1 and keys[0] in _citation_heads()):
         return "boilerplate"
     if _is_shouted(words, lowercase):
         return "shouted"
@@ -142,6 +143,12 @@ def _reason(
 @cache
 def _boilerplate() -> frozenset[str]:
     return frozenset(word_key(w) for w in cues("terms").get("boilerplate", ()))
+
+
+@cache
+def _citation_heads() -> frozenset[str]:
+    """Words a cited instrument's title opens with: "Peraturan Menteri Keuangan Nomor …"."""
+    return frozenset(word_key(w) for w in cues("terms").get("citation_heads", ()))
 
 
 def _is_shouted(words: list[str], lowercase: frozenset[str]) -> bool:

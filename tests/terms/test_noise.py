@@ -89,8 +89,9 @@ def test_an_abbreviation_of_the_issuer_is_noise_too(tmp_path):
 
 def test_citation_wording_roman_numerals_misread_digits_and_shouting_are_noise():
     text = ("Tambahan Lembaran Negara Republik Indonesia Nomor | Undang-Undang Nomor | III | OOO | O2O | "
-            "DINAS PENGAIRAN KOTA | PENUTUP | Penutup | Dana Cadangan | BPKD")
+            "DINAS PENGAIRAN KOTA | PENUTUP | Penutup | Dana Cadangan | BPKD | Peraturan Bupati Sleman")
     assert reasons(text) == {
+        "Peraturan Bupati Sleman": "boilerplate",
         "Tambahan Lembaran Negara Republik Indonesia Nomor": "boilerplate",
         "Undang-Undang Nomor": "boilerplate",
         "III": "numeral",

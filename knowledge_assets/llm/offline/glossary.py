@@ -1,8 +1,9 @@
 """Offline glossary: a definition sentence per term cluster, its long form, subdomain tags.
 
 The definition is SELECTED among the cluster's definition candidates (the stage found them by
-the genre's conventions, `candidates/definitions.py`): the first defining one in document
-order, a formula legend's only when nothing else defines the term. A term without
+the genre's conventions, `candidates/definitions.py`), surest first (`defining_first`: a
+glossary's own entry, then a defining sentence, then a weak copula, a formula legend only
+when nothing else defines the term), then in document order. A term without
 candidates abstains (definition null), which is the correct answer for most terms of a
 document (contract §3: 48 of 58); reading any `X: …` line as a definition, as this module
 once did, made `Menetapkan : PERATURAN …` one.
@@ -15,7 +16,6 @@ from knowledge_assets.candidates.model import Candidate
 from knowledge_assets.llm.offline.text import abbreviation_pairs, subdomain_tags
 from knowledge_assets.llm.requests import GlossaryRequest, SourceChunk, TermCluster
 from knowledge_assets.llm.responses import GlossaryResponse, GlossaryTerm
-
 
 
 def answer_glossary(request: GlossaryRequest) -> GlossaryResponse:
@@ -32,8 +32,7 @@ def _answer_cluster(number: int, cluster: TermCluster) -> GlossaryTerm:
     selected = _select_candidate(cluster)
     full_name = _find_full_name(cluster)
     if selected is not None:
-        definition = selected.part("definition")
-        text = definition.text if definition else selected.text
+        text = selected.part("definition").text  # type: ignore[union-attr]
         evidence = (next(c for c in cluster.chunks if c.chunk_id == selected.chunk_id), text)
         expansion = selected.part("expansion")
         if expansion is not None and full_name is None and cluster.abbreviation:
@@ -54,8 +53,8 @@ def _answer_cluster(number: int, cluster: TermCluster) -> GlossaryTerm:
 
 
 def _select_candidate(cluster: TermCluster) -> Candidate | None:
-    """The first defining candidate in document order among those whose chunk the request
-    carries, a formula legend's only when there is no other."""
+    """The surest candidate, the first in document order among equals, of those whose chunk
+    the request carries (the span check quotes the definition against those chunks)."""
     carried = {chunk.chunk_id for chunk in cluster.chunks}
     usable = [c for c in cluster.candidates if c.chunk_id in carried and c.part("definition") is not None]
     return next(iter(defining_first(usable)), None)

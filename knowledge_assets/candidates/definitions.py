@@ -498,7 +498,8 @@ def _label_term(text: str, start: int, end: int) -> tuple[int | None, int, tuple
         label = parenthesis.group("name")
     if _ENUMERATION.search(label):
         return None, end, None, None  # `Radionuklida Golongan H, M, T`: a group, not one term
-    if "," in label:
+    with_symbol = "," in label
+    if with_symbol:
         # `Indeks dosis ekivalen dalam, H I,d pada suatu titik`: the name is before the comma.
         end = start + label.index(",")
         label = label[: label.index(",")]
@@ -509,12 +510,12 @@ def _label_term(text: str, start: int, end: int) -> tuple[int | None, int, tuple
         whole = len(label) <= 60 and " " not in label.strip() and label.count("*") % 2 == 0
         return (start, end, short, alias) if whole else (None, end, None, None)
     words = _words(label)
-    if len(words) > _MAX_LABEL_WORDS or not _label_names_a_term(words):
+    if len(words) > _MAX_LABEL_WORDS or not _label_names_a_term(words, with_symbol):
         return None, end, None, None
     return start, end, short, alias
 
 
-def _label_names_a_term(words: list[str]) -> bool:
+def _label_names_a_term(words: list[str], with_symbol: bool = False) -> bool:
     """A glossary label: a name of few words, English terms often all lowercase
     (`Ack-eliciting frames`, `cwnd-limited`, `time_sent`), never a sentence."""
     connectors, not_terms = _word_lists()
@@ -522,12 +523,14 @@ def _label_names_a_term(words: list[str]) -> bool:
         return False
     if words[0].lower() in STRUCTURE_WORDS or words[-1].lower() in STRUCTURE_WORDS:
         return False  # `Revision history:`, `Catatan:`: a part of the document, not a term
-    if words[0].lower() in STOPWORDS or words[-1].lower() in connectors | STOPWORDS:
+    if words[0].lower() in STOPWORDS or words[-1].lower() in connectors | (set() if with_symbol else STOPWORDS):
         return False
     if any(not all(c.isalnum() or c in "-–/_'’&()%∆Δ" for c in w) for w in words):
         return False
-    content = [w for w in words if w.lower() not in connectors]
-    if any(w.lower() in STOPWORDS for w in content):
+    # A function word shows a sentence (`Disusun oleh:`), unless a symbol follows the name
+    # (`Indeks dosis ekivalen dalam, H I,d …:`), which only a name has.
+    content = [w for w in words[1:] if w.lower() not in connectors]
+    if any(w.lower() in STOPWORDS for w in content) and not (with_symbol and words[0][0].isupper()):
         return False
     return words[0][0].isupper() or len(words) <= _MAX_LOWERCASE_TERM_WORDS
 

@@ -8,8 +8,8 @@ Two surfaces join one cluster when
 3. they are spelling variants: the same number of content words, each pair of words and the
    whole alike by rapidfuzz's ratio ("Utilisation" / "Utilization"). Only surfaces whose first
    word begins alike are compared (blocking), so the cost grows with the number of distinct
-   surfaces, not with their square; and two clusters with different abbreviations never
-   merge this way.
+   surfaces, not with their square; and two clusters with different abbreviations, or two
+   names the document defines each in its own definition, never merge this way.
 
 The canonical form is the document's own wording, chosen by a fixed rule, first that applies:
 1. the most frequent long form (`Physical Availability` over `Physical of Availability`);
@@ -72,7 +72,8 @@ def cluster_mentions(
     for mention in mentions:
         by_key[term_key(mention.surface)].append(mention)
     content = {key: _content_words(found[0].surface) for key, found in by_key.items()}
-    groups = _Groups(content, {term_key(short) for short, _ in pairs})
+    defined = {key for key, found in by_key.items() if any(m.kind == "defined" for m in found)}
+    groups = _Groups(content, {term_key(short) for short, _ in pairs}, defined)
     for a, b in pairs + aliases:
         groups.join(term_key(a), term_key(b))
     groups.join_spelling_variants()
@@ -141,8 +142,9 @@ def _draft(
 class _Groups:
     """Union–find over term keys that remembers which abbreviations each group holds."""
 
-    def __init__(self, content: dict[str, tuple[str, ...]], short_keys: set[str]):
+    def __init__(self, content: dict[str, tuple[str, ...]], short_keys: set[str], defined: set[str] = frozenset()):
         self.content = content
+        self.defined = defined
         self.keys = sorted(content)
         self.parent = {key: key for key in self.keys}
         self.shorts = {key: ({key} if key in short_keys else set()) for key in self.keys}
@@ -172,6 +174,9 @@ class _Groups:
                     self.join(a, b)
 
     def _may_merge(self, a: str, b: str) -> bool:
+        # Two names the document defines apart are two terms, however alike they are spelt.
+        if a in self.defined and b in self.defined:
+            return False
         shorts_a, shorts_b = self.shorts[self.find(a)], self.shorts[self.find(b)]
         return not (shorts_a and shorts_b and shorts_a != shorts_b)
 

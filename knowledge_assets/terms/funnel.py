@@ -19,7 +19,7 @@ from knowledge_assets.terms.mentions import Mention, find_occurrences, with_defi
 from knowledge_assets.terms.noise import screen
 
 # Bump when a change to the stage can change its output: it feeds the asset's code_version.
-FUNNEL_VERSION = "3"
+FUNNEL_VERSION = "4"
 
 
 @dataclass(frozen=True)

@@ -86,6 +86,7 @@ def test_glossary_labels_give_short_forms_and_other_language_names():
     "Rincian memuat: a. nama; b. alamat.\n",
     "Jenis gangguan:\n- Gangguan cuaca: hujan, kabut;\n- Gangguan jalan: licin.\n",
     "    OnTimeout(space):\n      if (armed): fire()\n",
+    "Disusun oleh: Kepala Bagian Umum\n",
 ])
 def test_metadata_captions_lists_and_code_are_not_glossary_entries(text):
     assert found(text) == []
@@ -124,3 +125,8 @@ def test_defining_sentences_rank_before_weak_copulas_and_symbol_glosses():
     assert [c.cue for c in defining_first(found(text))] == ["adalah", "merupakan", "legend"]
     labelled = found("Rasio Kas adalah perbandingan kas.\n\nRasio Kas: perbandingan kas dengan utang.\n")
     assert [c.cue for c in defining_first(labelled)] == ["label", "adalah"]
+
+
+def test_a_name_followed_by_its_symbol_may_end_in_a_function_word():
+    (candidate,) = found("b) Laju dosis dalam, D i pada titik uji : dosis terbesar di dalam bola.\n")
+    assert parts(candidate)["term"] == "Laju dosis dalam"

@@ -4,8 +4,9 @@ Each term row gets exactly one reason, the first that applies:
   conflict → definition rejected by the span check → source wording differs from the expanded
   name → no definition recorded (absent from the document, or the model call failed:
   extraction_status `escalated`; docs/decisions.md) → routine confirmation.
-Sort: conflicts, then unresolved key parameters, then mention_count descending; ties by term,
-then id, so two runs of one document give the same ranks.
+Sort: conflicts, then unresolved key parameters, then the terms the document defines by a
+sentence or a formula (the glossary a reviewer checks first), then the rest; within each,
+mention_count descending; ties by term, then id, so two runs of one document give the same ranks.
 """
 
 from __future__ import annotations
@@ -42,6 +43,11 @@ def term_review_reason(entry: c.GlossaryEntry, definition_rejected: bool) -> str
     return c.REVIEW_REASON_ROUTINE
 
 
+def _defined(entry: c.GlossaryEntry) -> bool:
+    """Defined by a sentence of the document, or by a formula whose left side it is."""
+    return entry.definition is not None or entry.defining_formula_id is not None
+
+
 def _location(provenance: c.Provenance) -> dict:
     return {
         "page": provenance.page,
@@ -70,7 +76,7 @@ def build_queue(
             "review_reason": reason,
             **_location(entry.provenance),
         }
-        group = 0 if reason == c.REVIEW_REASON_CONFLICT else 2
+        group = 0 if reason == c.REVIEW_REASON_CONFLICT else 2 if _defined(entry) else 3
         keyed.append(((group, -entry.mention_count, entry.term, entry.term_id), row))
     if domain is not None:
         for parameter in domain.key_parameters:

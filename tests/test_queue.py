@@ -55,3 +55,14 @@ def test_reasons_and_sort_order_follow_the_contract():
 def test_a_term_row_serialises_without_domain_id():
     rows = build_queue([_entry("t_a", 1)], None)
     assert "domain_id" not in rows[0].model_dump()
+
+
+def test_defined_terms_come_before_undefined_ones_whatever_their_mentions():
+    rows = build_queue([_entry("t_frequent", 90), _entry("t_defined", 2, definition="X adalah y."),
+                        _entry("t_middle", 40), _entry("t_defined_more", 5, definition="Z adalah w.")], None)
+    assert [r.term_id for r in rows] == ["t_defined_more", "t_defined", "t_frequent", "t_middle"]
+
+
+def test_a_term_its_formula_defines_ranks_with_the_defined_terms():
+    rows = build_queue([_entry("t_frequent", 90), _entry("t_formula", 3, defining_formula_id="f_1")], None)
+    assert [r.term_id for r in rows] == ["t_formula", "t_frequent"]

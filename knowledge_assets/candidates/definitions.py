@@ -1,12 +1,598 @@
-"""Definitions candidates. (Placeholder: the finder is built in its own change.)"""
+"""Definition candidates: where a document defines a term, found by the drafting conventions of
+its genre, each with its offsets, the cue that found it and its parts:
+
+- `term`: the defined name as the document writes it;
+- `definition`: the document's full defining sentence or list item, the term included;
+- `abbreviation` and `expansion`, where the definition introduces a short name
+  (`Bendahara Umum Daerah yang selanjutnya disingkat BUD adalah …`, `Gray (Gy) : …`).
+
+One finder per convention:
+- statutory: the defining sentence of statutory drafting, Indonesian (UU 12/2011, Lampiran II:
+  the Ketentuan Umum article `X adalah …`, `X yang selanjutnya disingkat Y adalah …`) and English
+  (`X means …`), in numbered lists whose numbers may stand on lines of their own;
+- explained: the Penjelasan's `Yang dimaksud dengan "X" adalah …` and English
+  `The term "X" means …`;
+- referenced: a symbol of an earlier formula given its meaning by cross-reference,
+  `Besaran nilai X sebagaimana dimaksud pada ayat (1) merupakan …`;
+- labelled: a glossary line `Term: definition`: the RFC `Term:  definition` list, Markdown
+  bullets `- term: definition`, kramdown definition paragraphs (`*Term*:` and the definition on
+  the next line) and Indonesian glossaries (`Istilah : adalah …`);
+- legend: the variables of a formula under `Keterangan:` / `where:`, one `SYM = meaning` each.
+
+Cue words are data (`packs/<lang>/definitions.json`). A finder that is unsure finds nothing:
+the offline backend attaches what is found here, so a wrong candidate is a wrong definition.
+"""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
+from functools import cache
 
-from knowledge_assets.candidates.model import Candidate
+from knowledge_assets.candidates.model import Candidate, span
+from knowledge_assets.candidates.packs import cues
 from knowledge_assets.candidates.source import SourceChunk
+from knowledge_assets.terms.lexicon import STOPWORDS, STRUCTURE_WORDS
+
+_MAX_TERM_WORDS = 10
+_MAX_LOWERCASE_TERM_WORDS = 4
+_MAX_LABEL_WORDS = 10
+_MAX_NEXT_LINE_LABEL_WORDS = 4
+_MAX_DEFINITION_CHARS = 1500
+_MIN_DEFINITION_WORDS = 2
+_MAX_LEADING_LABEL_WORDS = 2
+_SPLIT_WORD_HEAD = 3
+
+# A list item's marker: `1.`, `a.`, `a)`, `(1)`, `iv)`, a bullet.
+_LIST_MARKER = r"(?:\d{1,3}\.|[a-z]\.|[a-z]\)|\(\d{1,3}\)|\(?[ivx]{1,5}\)|[-•*+])"
+_MARKER_AT_LINE_START = re.compile(rf"[ \t]*{_LIST_MARKER}[ \t]+")
+_LINE_OPENS_ITEM = re.compile(rf"\n(?=[ \t]*{_LIST_MARKER}[ \t])")
+# Where a sentence may end: a full stop, a semicolon at a line end, a blank line, a new item.
+_STOP = re.compile(r"\.(?=\s|$)|;(?=[ \t]*(?:\n|$))|\n[ \t]*\n|" + _LINE_OPENS_ITEM.pattern)
+# What may open the next sentence after a full stop; a full stop ending a line ends the
+# sentence unless the next line goes on in lowercase.
+_NEXT_SENTENCE = re.compile(r"\s*(?:$|[A-Z(\"“'{\[*]|\d{1,3}\.\s|[-•*]\s)|[ \t]*\n[ \t]*(?![a-z])")
+# Where a clause begins: after sentence punctuation and a space, a blank line, a list marker.
+# A formula line (`A = B + C`) stands alone too.
+_CLAUSE_BREAK = re.compile(
+    rf"[.;:!?](?=\s)\s*|\n[ \t]*\n\s*|(?m:^[ \t]*{_LIST_MARKER}[ \t]*\n?)|(?m:^[^\n]*\s=\s[^\n]*\n[ \t]*)"
+)
+# A symbol: `L2`, `Ll`, `HK`, `∆SK`, `T%`, `W_max`; one to three parts (`∆PNBP MIGAS`).
+_SYMBOL_WORD = r"[∆Δ]?[^\W\d_][\w%']{0,14}"
+_SYMBOL = re.compile(rf"{_SYMBOL_WORD}(?:[ \t]{_SYMBOL_WORD}){{0,2}}")
+_URL_OR_PAGE_NUMBER = re.compile(r"[ \t]*(?:www\.\S+|https?://\S+|\S*.{0,20}-[ \t]*\d{1,3}[ \t]*-)[ \t]*")
+_MARKUP = re.compile(r"\{\{\{|<su[bp]>|\*")
 
 
 def find_definitions(chunks: Sequence[SourceChunk]) -> list[Candidate]:
-    return []
+    """Every definition candidate of the chunks, in document order, never two for one span."""
+    found: list[Candidate] = []
+    in_front_matter = bool(chunks) and chunks[0].text.startswith("---\n")
+    for chunk in chunks:
+        text, in_front_matter = _prose(chunk.text, in_front_matter)
+        heading_end = _heading_end(chunk)
+        own: list[Candidate] = list(_under_heading(chunk, heading_end))
+        for finder in (_explained, _referenced, _labelled, _legend, _statutory):
+            for candidate in finder(chunk.chunk_id, text, heading_end):
+                if not any(_overlaps(candidate, other) for other in own):
+                    own.append(candidate)
+        found += [_resliced(c, chunk.text) for c in sorted(own, key=lambda c: c.start)]
+    return found
+
+
+def _resliced(candidate: Candidate, text: str) -> Candidate:
+    """The candidate cut from the chunk's own text (the finders read it with code blanked)."""
+    parts = [(p.role, p.start, p.end, p.label) for p in candidate.parts]
+    return span("definition", candidate.chunk_id, text, candidate.start, candidate.end, candidate.cue, parts)
+
+
+# A defining sentence or glossary entry defines a term; a formula's legend or a
+# cross-reference only says what a symbol stands for there.
+_SYMBOL_CUES = frozenset({"legend", "referenced"})
+
+
+# A glossary's own entry: a label, a term introduced with its short name, an explanation, a
+# section whose heading the first sentence defines.
+_GLOSSARY_CUES = frozenset({"label", "introduced", "explained", "heading"})
+
+
+def defining_first(candidates: Sequence[Candidate]) -> list[Candidate]:
+    """The candidates in order of how surely they define: a glossary's own entry first, then
+    a defining sentence in running text, then one with a weak copula (`X merupakan …` states
+    as often a property of X as its definition), then a symbol's gloss; each group in its
+    given (document) order."""
+    weak = frozenset(w.lower() for w in cues("definitions").get("weak_copulas", ()))
+
+    def rank(candidate: Candidate) -> int:
+        if candidate.cue in _GLOSSARY_CUES:
+            return 0
+        return 3 if candidate.cue in _SYMBOL_CUES else 2 if candidate.cue in weak else 1
+
+    return sorted(candidates, key=rank)
+
+
+def _overlaps(a: Candidate, b: Candidate) -> bool:
+    return a.start < b.end and b.start < a.end
+
+
+_FENCE = re.compile(r"^[ \t]*(?:```|~~~)", re.M)
+# YAML closes with `---` or `...`; kramdown-rfc closes it with its first `--- abstract` marker.
+_FRONT_MATTER_CLOSE = re.compile(r"^(?:---|\.\.\.)(?:[ \t].*)?$", re.M)
+
+
+def _prose(text: str, in_front_matter: bool) -> tuple[str, bool]:
+    """The text with its YAML front matter (`---` … `---` opening the document, however many
+    chunks it spans) and its fenced code blocks blanked to spaces, so offsets still index the
+    chunk: `key: value` lines there are metadata and code, not a glossary. Also whether the
+    front matter goes on into the next chunk."""
+    blank: list[tuple[int, int]] = []
+    position = 0
+    if in_front_matter:
+        opens = text.startswith("---\n")
+        close = _FRONT_MATTER_CLOSE.search(text, 4 if opens else 0)
+        position = len(text) if close is None else close.end()
+        blank.append((0, position))
+        in_front_matter = close is None
+    fences = [m.start() for m in _FENCE.finditer(text, position)]
+    for opening, closing in zip(fences[::2], fences[1::2] + [len(text)]):
+        blank.append((opening, closing))
+    for start, end in blank:
+        text = text[:start] + re.sub(r"[^\n]", " ", text[start:end]) + text[end:]
+    return text, in_front_matter
+
+
+# ---------------------------------------------------------------------------------- cue words
+
+
+def _alternatives(words: Sequence[str], split_words: bool = False) -> str:
+    """One regex alternative per cue, longest first, any whitespace between its words; with
+    `split_words`, a PDF's stray space inside a word too (`disin gkat`): safe for long cues."""
+    def word(w: str) -> str:
+        return " ?".join(map(re.escape, w)) if split_words else re.escape(w)
+    return "|".join(r"\s+".join(map(word, w.split())) for w in sorted(words, key=len, reverse=True))
+
+
+@cache
+def _patterns() -> dict[str, re.Pattern[str]]:
+    pack = cues("definitions")
+    copula = _alternatives(pack["copulas"])
+    return {
+        "copula": re.compile(rf"(?<=\s)(?:{copula})(?=\s)", re.IGNORECASE),
+        "introducer": re.compile(rf"\s+(?:{_alternatives(pack['introducers'], split_words=True)})\s+", re.IGNORECASE),
+        "explained": re.compile(
+            rf"\b(?:{_alternatives(pack['explainers'])})\s+(?P<quote>[\"“”'‘]|o(?=[A-Z]))?(?P<term>[^\"“”\n]{{1,80}}?)"
+            rf"(?(quote)[\"“”'’]|)\s+(?:(?:{_alternatives(pack['explainer_qualifiers'])})\s+)?(?:{copula})\s",
+            re.IGNORECASE,
+        ),
+        "referenced": re.compile(
+            rf"(?:(?:{_alternatives(pack['value_prefixes'])})\s+)?(?P<term>{_SYMBOL_WORD})\s+"
+            rf"(?:{_alternatives(pack['references'])})\b[^.;]{{0,160}}?\s(?:{copula})\s",
+            re.IGNORECASE,
+        ) if pack["references"] else re.compile(r"(?!)"),
+        "legend_head": re.compile(rf"(?im)^[ \t]*(?:{_alternatives(pack['legend_heads'])})[ \t]*:?[ \t]*$"),
+    }
+
+
+@cache
+def _code_keywords() -> frozenset[str]:
+    return frozenset(cues("definitions").get("code_keywords", ()))
+
+
+@cache
+def _word_lists() -> tuple[frozenset[str], frozenset[str]]:
+    pack = cues("definitions")
+    return frozenset(pack["term_connectors"]), frozenset(pack["not_terms"])
+
+
+# ---------------------------------------------------------------------------------- bounds
+
+
+def _sentence_end(text: str, start: int) -> int:
+    """Where the sentence from `start` ends: a full stop before what opens a new sentence, a
+    semicolon closing a line, a blank line, the next list item, or the chunk's end."""
+    limit = min(len(text), start + _MAX_DEFINITION_CHARS)
+    for stop in _STOP.finditer(text, start, limit):
+        if stop.group() == ".":
+            if _NEXT_SENTENCE.match(text, stop.end()):
+                return stop.end()
+            continue
+        return stop.end() if stop.group().startswith(";") else stop.start()
+    return len(text.rstrip()) if limit == len(text) else -1
+
+
+def _clause_starts(text: str, position: int, heading_end: int = 0) -> list[int]:
+    """Where the clause ending at `position` may begin, farthest first: its sentence's start
+    (never before the end of the chunk's heading line), then each later line start (PDF
+    extraction puts one word per line at times)."""
+    window_start = max(0, position - 400)
+    breaks = [m.end() for m in _CLAUSE_BREAK.finditer(text, window_start, position) if m.end() <= position]
+    sentence = breaks[-1] if breaks else (0 if window_start == 0 else -1)
+    if heading_end and sentence < heading_end <= position:
+        sentence = heading_end
+    if sentence < 0:
+        return []
+    lines = [sentence + m.end() for m in re.finditer(r"\n[ \t]*", text[sentence:position])]
+    # A later line start only after a label of a word or two (`Ayat (1)`), never inside a name.
+    return [sentence] + [s for s in lines if len(text[sentence:s].split()) <= _MAX_LEADING_LABEL_WORDS]
+
+
+def _words(text: str) -> list[str]:
+    return text.split()
+
+
+def _plain(word: str) -> str:
+    return word.strip("*_`\"“”'’")
+
+
+def _names_a_term(subject: str) -> bool:
+    """Whether a sentence's subject is a defined name: a capitalised name of at most ten words
+    whose further words are capitalised, symbols, numbers or connectors (`Transfer ke Daerah`,
+    `LPG Tabung 3 (Tiga) Kg`), or a capital and a few lowercase words (`Daerah radiasi sangat
+    rendah`); never capitals after lowercase (`Sumber data Working Hours` is about a term)."""
+    words = [_plain(w) for w in _words(subject)]
+    if not words or len(words) > _MAX_TERM_WORDS or any(not w for w in words):
+        return False
+    connectors, not_terms = _word_lists()
+    first = words[0]
+    if not (first[0].isupper() or first[0] in "∆Δ" or _is_symbol(first)):
+        return False
+    if first.lower() in STOPWORDS or " ".join(words).lower() in not_terms or words[-1].lower() in connectors:
+        return False
+    if not all(c.isalnum() or c in "-/'’&%∆Δ" for c in first):
+        return False
+    lowercase = 0
+    for previous, word in zip(words, words[1:]):
+        bare = word[1:-1] if word.startswith("(") and word.endswith(")") else word
+        if not bare or not all(c.isalnum() or c in "-/'’&%" for c in bare):
+            return False
+        if word.lower() in connectors:
+            continue
+        if bare[0].isupper() or bare[0].isdigit() or _is_symbol(bare):
+            if lowercase and not bare.isupper():
+                return False
+            continue
+        if word.lower() in STOPWORDS:
+            return False
+        # A PDF splits words (`Penerimaan Ne gara Bukan Pajak`): a lowercase piece after a
+        # short capitalised one is the rest of that word.
+        if not (len(previous) <= _SPLIT_WORD_HEAD and previous[0].isupper()):
+            lowercase += 1
+    return lowercase == 0 or len(words) <= _MAX_LOWERCASE_TERM_WORDS
+
+
+def _is_symbol(word: str) -> bool:
+    """`L2`, `Ll`, `HK`, `kGranularity`, `time_sent`: a letter with digits, capitals inside or a joiner."""
+    return (
+        bool(word)
+        and word[0].isalpha()
+        and (any(c.isdigit() for c in word) or any(c.isupper() for c in word[1:]) or "_" in word)
+    )
+
+
+def _candidate(chunk_id: str, text: str, start: int, end: int, cue: str, term: tuple[int, int],
+               short: tuple[int, int] | None = None, long: tuple[int, int] | None = None,
+               alias: tuple[int, int] | None = None) -> Candidate:
+    parts = [("term", *term, None), ("definition", start, end, None)]
+    if short is not None and long is not None:
+        parts += [("abbreviation", *short, None), ("expansion", *long, None)]
+    if alias is not None:
+        parts.append(("alias", *alias, None))
+    return span("definition", chunk_id, text, start, end, cue, parts)
+
+
+def _trimmed(text: str, start: int, end: int) -> tuple[int, int]:
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    return start, end
+
+
+def _long_enough(text: str) -> bool:
+    return len(re.findall(r"\w+", text)) >= _MIN_DEFINITION_WORDS
+
+
+# ---------------------------------------------------------------------------------- finders
+
+_SECTION_NUMBER = re.compile(r"\s*(?:\d+(?:\.\d+)*\.?|[A-Z]\.|[IVXLC]+\.)\s+")
+
+
+def _heading_end(chunk: SourceChunk) -> int:
+    """Where the line holding the chunk's own heading ends, when the chunk opens with it."""
+    if not chunk.heading_path:
+        return 0
+    heading = chunk.heading_path[-1].strip()
+    first_line_end = chunk.text.find("\n")
+    first_line = chunk.text if first_line_end < 0 else chunk.text[:first_line_end]
+    if not heading or heading not in first_line or _patterns()["copula"].search(first_line):
+        return 0  # a heading line that is itself a defining sentence stays one
+    return len(first_line) if first_line_end < 0 else first_line_end
+
+
+def _under_heading(chunk: SourceChunk, heading_end: int) -> list[Candidate]:
+    """A heading naming the term and a first sentence opening with the copula, the layout of
+    technical standards: `2.1.2. Quantity (Qty)` then `Adalah jumlah …`. The definition is that
+    sentence (the heading is its subject); the heading gives the term and its short form."""
+    if not heading_end:
+        return []
+    text = chunk.text
+    body = re.compile(r"\s*").match(text, heading_end).end()
+    copula = _patterns()["copula"].match(text, body) if body > heading_end else None
+    if copula is None or not text[body].isupper():
+        return []
+    line_start = text.rfind("\n", 0, heading_end) + 1
+    number = _SECTION_NUMBER.match(text, line_start)
+    start, end = _trimmed(text, number.end() if number else line_start, heading_end)
+    term_start, term_end, short, alias = _label_term(text, start, end)
+    if term_start is None or not _names_a_term(text[term_start:term_end]):
+        return []
+    sentence_end = _sentence_end(text, copula.end())
+    if sentence_end < 0 or not _long_enough(text[copula.end() : sentence_end]):
+        return []
+    long = (term_start, term_end) if short else None
+    return [_candidate(chunk.chunk_id, text, body, sentence_end, "heading", (term_start, term_end), short, long, alias)]
+
+
+
+def _statutory(chunk_id: str, text: str, heading_end: int = 0) -> list[Candidate]:
+    """`X adalah …` / `X means …` with X the whole subject of its clause, and
+    `X yang selanjutnya disingkat/disebut Y adalah …` (Y is X's short name)."""
+    found = []
+    patterns = _patterns()
+    for copula in patterns["copula"].finditer(text, heading_end):
+        for start in _clause_starts(text, copula.start(), heading_end):
+            start, subject_end = _trimmed(text, start, copula.start())
+            subject = text[start:subject_end]
+            introducer = patterns["introducer"].search(subject)
+            name_end = start + introducer.start() if introducer else subject_end
+            gloss = None
+            if not introducer and (parenthesis := _TRAILING_PARENTHESIS.match(subject)):
+                # `Kelompok Kritis (representative person) adalah …`: the name and its gloss.
+                name_end = start + parenthesis.end("name")
+                inside = parenthesis.group("inside").strip()
+                gloss_start = start + subject.index(inside, parenthesis.start("inside"))
+                gloss = (gloss_start, gloss_start + len(inside))
+            if not _names_a_term(text[start:name_end]):
+                continue
+            if introducer and not _names_a_term(text[start + introducer.end() : subject_end]):
+                continue
+            end = _sentence_end(text, copula.end())
+            if end < 0 or not _long_enough(text[copula.end() : end]) or text[end - 1] == ":":
+                break  # `X adalah sebagai berikut:` introduces a list, it defines nothing
+            short = (start + introducer.end(), subject_end) if introducer else None
+            if gloss and _is_short_name(text[slice(*gloss)]):
+                short, gloss = gloss, None
+            long = (start, name_end) if short else None
+            cue = "introduced" if introducer else copula.group().lower()
+            found.append(_candidate(chunk_id, text, start, end, cue, (start, name_end), short, long, gloss))
+            break
+    return found
+
+
+def _explained(chunk_id: str, text: str, heading_end: int = 0) -> list[Candidate]:
+    """`Yang dimaksud dengan "X" adalah …` (an opening quote OCR often reads as `o`: `oA"`),
+    `Yang dimaksud dengan penyinaran abnormal adalah …`, `The term "X" describes …`."""
+    found = []
+    for match in _patterns()["explained"].finditer(text):
+        term_start, term_end = _trimmed(text, match.start("term"), match.end("term"))
+        term = text[term_start:term_end]
+        if not match.group("quote") and not (len(term.split()) <= _MAX_LOWERCASE_TERM_WORDS and term[:1].isalpha()):
+            continue
+        start = match.start()
+        end = _sentence_end(text, match.end())
+        if end < 0 or not _long_enough(text[match.end() : end]):
+            continue
+        found.append(_candidate(chunk_id, text, start, end, "explained", (term_start, term_end)))
+    return found
+
+
+def _referenced(chunk_id: str, text: str, heading_end: int = 0) -> list[Candidate]:
+    """`(3) Besaran nilai A sebagaimana dimaksud pada ayat (1) merupakan …`: the sentence from
+    its line start (the ayat number included), the symbol as the term."""
+    found = []
+    for match in _patterns()["referenced"].finditer(text):
+        term = match.group("term")
+        if not (_is_symbol(term) or term.isupper() or term[0] in "∆Δ") or term.lower() in STOPWORDS:
+            continue
+        line_start = text.rfind("\n", 0, match.start()) + 1
+        if not _AYAT_NUMBER.fullmatch(text[line_start : match.start()]):
+            continue
+        end = _sentence_end(text, match.end())
+        if end < 0 or not _long_enough(text[match.end() : end]):
+            continue
+        start, _ = _trimmed(text, line_start, match.start())
+        found.append(_candidate(chunk_id, text, start, end, "referenced", (match.start("term"), match.end("term"))))
+    return found
+
+
+# An ayat number as OCR leaves it: `(3)`, `(71` for (7), `l2l` for (2).
+_AYAT_NUMBER = re.compile(r"[ \t]*(?:[(l]?\d{1,2}[)l1]?[ \t]+)?")
+_LABEL_LINE = re.compile(
+    rf"(?m)^(?P<indent>[ \t]*)(?:{_LIST_MARKER}[ \t]+)?(?P<label>[^\s:][^:\n]{{0,90}}?)[ \t]*:(?P<after>[ \t]*)(?=\S|\n|$)"
+)
+# A definition opens with a word or a quote; `**` is bold metadata, a digit a value.
+_BODY_OPENING = re.compile(r"[^\W\d_]|[\"“'(]")
+# `OnAckReceived(ack, pn_space):` opens pseudocode; `Figure 1:` and `RFC 9002:` are captions.
+_SIGNATURE_OR_NUMBERED = re.compile(r"[\w.]+\([^()]*\)|.*\s\d[\w.]*")
+_ENUMERATION = re.compile(r"\b\w{1,2}(?:,[ \t]*\w{1,2})+$")
+_TRAILING_PARENTHESIS = re.compile(r"^(?P<name>.+?)\s*\((?P<inside>[^()]{1,60})\)$")
+
+
+def _labelled(chunk_id: str, text: str, heading_end: int = 0) -> list[Candidate]:
+    """`Term: definition` at a line start, the definition on the same line or, when the label
+    stands alone on its line (kramdown `*Term*:`), on the next; a label with a parenthesis
+    gives the term's short form or its other-language name (`Gray (Gy) :`,
+    `Tingkat Acuan (Reference Level):`)."""
+    found = []
+    for match in _LABEL_LINE.finditer(text):
+        label_start, label_end = _trimmed(text, match.start("label"), match.end("label"))
+        label = text[label_start:label_end]
+        body_start = match.end()
+        if text.startswith("//", body_start) or not _opens_entry(text, match) or label.count("(") != label.count(")"):
+            continue
+        alone = text[body_start : body_start + 1] in ("\n", "")
+        if alone:
+            next_line = re.match(r"\n[ \t]*(?=\S)", text[body_start:])
+            if next_line is None or len(_words(label)) > _MAX_NEXT_LINE_LABEL_WORDS:
+                continue
+            body_start += next_line.end()
+        term_start, term_end, short, alias = _label_term(text, label_start, label_end)
+        if term_start is None:
+            continue
+        if _MARKER_AT_LINE_START.match(text, body_start) or not _BODY_OPENING.match(text, body_start):
+            continue  # a label over a list (`memuat: a. …`), a number (`ISSN: 2070-1721`), bold text
+        bullet = match.group().lstrip()[:1] in "-•*+" and not match.group("label").startswith("*")
+        end = _item_end(text, body_start) if bullet else _sentence_end(text, body_start)
+        if end < 0 or not _long_enough(text[body_start:end]) or text[end - 1] == ";":
+            continue  # `Standby cuaca: hujan, jalan licin;` is an item of a list, not a definition
+        long = (term_start, term_end) if short else None
+        found.append(_candidate(chunk_id, text, match.start("label"), end, "label", (term_start, term_end), short, long, alias))
+    return found
+
+
+def _item_end(text: str, start: int) -> int:
+    """A bulleted entry is its whole item: up to the next item, a blank line or the chunk's end."""
+    stop = re.compile(r"\n[ \t]*\n|" + _LINE_OPENS_ITEM.pattern).search(text, start)
+    return _trimmed(text, start, stop.start() if stop else len(text))[1]
+
+
+def _opens_entry(text: str, match: re.Match[str]) -> bool:
+    """A glossary entry opens its own line: after a blank line, a finished sentence or the
+    chunk's start, or behind a list marker; a colon ending a wrapped sentence is not one."""
+    previous = text[: match.start()].rstrip(" \t")
+    if not previous.strip():
+        return True
+    if not previous.endswith("\n"):
+        return False
+    # After `…;` the line is the next item of a list (`- Standby cuaca: hujan, …;`).
+    previous_line = previous[:-1].rsplit("\n", 1)[-1].strip()
+    if previous_line.endswith(";"):
+        return False
+    if match.group().lstrip()[:1] in "-•*+" or _MARKER_AT_LINE_START.match(match.group()):
+        return True
+    if not previous_line or previous_line[-1] in ".:!?)" or _URL_OR_PAGE_NUMBER.fullmatch(previous_line):
+        return True
+    # After a formula's last line (`dt`) a capitalised label opens a new entry.
+    return len(previous_line.split()) <= _MAX_LEADING_LABEL_WORDS + 1 and match.group("label")[:1].isupper()
+
+
+def _label_term(text: str, start: int, end: int) -> tuple[int | None, int, tuple[int, int] | None, tuple[int, int] | None]:
+    """The term a label names, and the span of the short form or the other-language name its
+    parenthesis gives."""
+    label = text[start:end]
+    short = alias = None
+    if re.search(r"[\"“”]|\.\s", label):
+        return None, end, None, None  # a quotation or initials: a reference entry
+    if (not _MARKUP.search(label) and _SIGNATURE_OR_NUMBERED.fullmatch(label)) or _words(label)[0] in _code_keywords():
+        return None, end, None, None
+    if not _MARKUP.search(label) and (parenthesis := _TRAILING_PARENTHESIS.match(label)):
+        inside = parenthesis.group("inside").strip()
+        inside_start = start + label.index(inside, parenthesis.start("inside"))
+        if _is_short_name(inside):
+            short = (inside_start, inside_start + len(inside))
+        elif all(w[:1].isalpha() for w in inside.split()):
+            alias = (inside_start, inside_start + len(inside))
+        else:
+            return None, end, None, None
+        end = start + parenthesis.end("name")
+        label = parenthesis.group("name")
+    if _ENUMERATION.search(label):
+        return None, end, None, None  # `Radionuklida Golongan H, M, T`: a group, not one term
+    with_symbol = "," in label
+    if with_symbol:
+        # `Indeks dosis ekivalen dalam, H I,d pada suatu titik`: the name is before the comma.
+        end = start + label.index(",")
+        label = label[: label.index(",")]
+    if not (label[:1].isalnum() or label[:1] in "*{<∆Δ"):
+        return None, end, None, None
+    if _MARKUP.search(label):
+        # kramdown `*Term*`: emphasis in pairs, no spaces (`**Converted` is bold metadata).
+        whole = len(label) <= 60 and " " not in label.strip() and label.count("*") % 2 == 0
+        return (start, end, short, alias) if whole else (None, end, None, None)
+    words = _words(label)
+    if len(words) > _MAX_LABEL_WORDS or not _label_names_a_term(words, with_symbol):
+        return None, end, None, None
+    return start, end, short, alias
+
+
+def _label_names_a_term(words: list[str], with_symbol: bool = False) -> bool:
+    """A glossary label: a name of few words, English terms often all lowercase
+    (`Ack-eliciting frames`, `cwnd-limited`, `time_sent`), never a sentence."""
+    connectors, not_terms = _word_lists()
+    if " ".join(words).lower() in not_terms or words[0].lower() in not_terms:
+        return False
+    if words[0].lower() in STRUCTURE_WORDS or words[-1].lower() in STRUCTURE_WORDS:
+        return False  # `Revision history:`, `Catatan:`: a part of the document, not a term
+    if words[0].lower() in STOPWORDS or words[-1].lower() in connectors | (set() if with_symbol else STOPWORDS):
+        return False
+    if any(not all(c.isalnum() or c in "-–/_'’&()%∆Δ" for c in w) for w in words):
+        return False
+    # A function word shows a sentence (`Disusun oleh:`), unless a symbol follows the name
+    # (`Indeks dosis ekivalen dalam, H I,d …:`), which only a name has.
+    content = [w for w in words[1:] if w.lower() not in connectors]
+    if any(w.lower() in STOPWORDS for w in content) and not (with_symbol and words[0][0].isupper()):
+        return False
+    return words[0][0].isupper() or len(words) <= _MAX_LOWERCASE_TERM_WORDS
+
+
+def _is_short_name(text: str) -> bool:
+    """`Gy`, `DAC`, `Q`, `HI,d`: an abbreviation or symbol in a label's parenthesis."""
+    return len(text) <= 10 and " " not in text and text[:1].isupper()
+
+
+_LEGEND_ENTRY = re.compile(rf"(?m)^[ \t]*(?:[-•*][ \t]+)?(?P<symbol>{_SYMBOL.pattern})[ \t]*=[ \t]*(?=\S)")
+_FORMULA_SIGNS = re.compile(r"(?:^|\s)[x×*/+−^]\s|\d\s*[x×*/+]|[=<>≤≥]")
+
+
+def _legend(chunk_id: str, text: str, heading_end: int = 0) -> list[Candidate]:
+    """Under a legend head (`Keterangan:`, `where:`), each `SYM = meaning` line and the lines
+    that continue it, up to the next entry, a blank line or the chunk's end; a URL or page
+    number line inside (page furniture) ends the entry but not the legend."""
+    found = []
+    for head in _patterns()["legend_head"].finditer(text):
+        position = _next_line(text, head.end())
+        while True:
+            while position < len(text) and _URL_OR_PAGE_NUMBER.fullmatch(_line_at(text, position)):
+                position = _next_line(text, position)
+            entry = _LEGEND_ENTRY.match(text, position)
+            if entry is None:
+                break
+            end = _legend_entry_end(text, entry.end())
+            meaning = text[entry.end() : end]
+            if _FORMULA_SIGNS.search(meaning.split("\n")[0]) or not _long_enough(meaning):
+                break
+            if not _is_legend_symbol(entry.group("symbol")):
+                # `Breakdown Hours = total jam …` restates a quantity named in words.
+                position = _next_line(text, end)
+                continue
+            found.append(_candidate(chunk_id, text, entry.start("symbol"), end, "legend",
+                                    (entry.start("symbol"), entry.end("symbol"))))
+            position = _next_line(text, end)
+    return found
+
+
+def _is_legend_symbol(symbol: str) -> bool:
+    """`RSK`, `T%`, `∆PNBP MIGAS`, `L2`, `W`: every part capitals, digits or signs."""
+    return all(not any(c.islower() for c in part) for part in symbol.split())
+
+
+def _next_line(text: str, position: int) -> int:
+    line_end = text.find("\n", position)
+    return len(text) if line_end < 0 else line_end + 1
+
+
+def _line_at(text: str, position: int) -> str:
+    return text[position : _next_line(text, position)].rstrip("\n")
+
+
+def _legend_entry_end(text: str, start: int) -> int:
+    """An entry goes on over the lines that are not a new entry, a blank line, furniture or a
+    list item."""
+    position = _next_line(text, start)
+    while position < len(text):
+        line = _line_at(text, position)
+        if (not line.strip() or _LEGEND_ENTRY.match(line) or _URL_OR_PAGE_NUMBER.fullmatch(line)
+                or _MARKER_AT_LINE_START.match(line)):
+            break
+        position = _next_line(text, position)
+    return _trimmed(text, start, position)[1]

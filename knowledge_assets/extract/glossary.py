@@ -13,6 +13,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from knowledge_assets.candidates.definitions import defining_first
+from knowledge_assets.candidates.model import Candidate
 from knowledge_assets.contracts import Chunk, GlossaryEntry, RejectedField
 from knowledge_assets.extract.guard import guard, rejection_reason
 from knowledge_assets.extract.provenance import cited_first, locate_provenance
@@ -22,6 +24,7 @@ from knowledge_assets.llm.responses import GlossaryTerm
 from knowledge_assets.llm.results import CallFailure
 from knowledge_assets.queue import heading_title
 from knowledge_assets.terms.clusters import TermCluster as Cluster
+from knowledge_assets.terms.tokens import term_key
 
 MAX_EVIDENCE_CHUNKS = 3
 # A mention followed by one of these is probably being defined there.
@@ -64,11 +67,34 @@ def _abbreviation_suffix(heading: str) -> str:
     return f" ({match.group(1)})" if match else ""
 
 
+def definitions_by_term(clusters: Sequence[Cluster], candidates: Sequence[Candidate]) -> dict[str, list[Candidate]]:
+    """term_id → the definition candidates that name the term (by its name, its short form or
+    its long form), in document order."""
+    owner: dict[str, str] = {}
+    for cluster in clusters:
+        for name in (cluster.canonical, cluster.abbreviation, *cluster.long_forms, *cluster.surfaces):
+            if name:
+                owner.setdefault(term_key(name), cluster.term_id)
+    found: dict[str, list[Candidate]] = {}
+    for candidate in candidates:
+        names = [p.text for p in candidate.parts if p.role in ("term", "abbreviation")]
+        term_ids = dict.fromkeys(owner[key] for name in names if (key := term_key(name)) in owner)
+        for term_id in term_ids:
+            found.setdefault(term_id, []).append(candidate)
+    return found
+
+
 def evidence_chunks(
-    clusters: Sequence[Cluster], chunks: Sequence[Chunk], mentions: Sequence[Mention], headings: dict[str, Chunk]
+    clusters: Sequence[Cluster],
+    chunks: Sequence[Chunk],
+    mentions: Sequence[Mention],
+    headings: dict[str, Chunk],
+    definitions: dict[str, list[Candidate]] | None = None,
 ) -> dict[str, list[Chunk]]:
-    """Per term, the chunks a definition is most likely in: its own section, then chunks where
-    a mention is followed by a definition cue, then the first mention."""
+    """Per term, the chunks a definition is most likely in: the chunk of its first definition
+    candidate, its own section, then chunks where a mention is followed by a definition cue,
+    then the first mention."""
+    definitions = definitions or {}
     by_id = {chunk.chunk_id: chunk for chunk in chunks}
     cued: dict[str, list[str]] = {}
     for mention in mentions:
@@ -78,6 +104,7 @@ def evidence_chunks(
     evidence = {}
     for cluster in clusters:
         ordered = [
+            *[c.chunk_id for c in defining_first(definitions.get(cluster.term_id, []))[:1]],
             *([headings[cluster.term_id].chunk_id] if cluster.term_id in headings else []),
             *cued.get(cluster.term_id, []),
             *([cluster.provenance.chunk_id] if cluster.provenance.chunk_id else []),
@@ -87,19 +114,26 @@ def evidence_chunks(
     return evidence
 
 
-def glossary_requests(clusters: Sequence[Cluster], evidence: dict[str, list[Chunk]]) -> list[GlossaryRequest]:
-    inputs = [
-        TermCluster(
+def glossary_requests(
+    clusters: Sequence[Cluster], evidence: dict[str, list[Chunk]], definitions: dict[str, list[Candidate]] | None = None
+) -> list[GlossaryRequest]:
+    """One request per batch of clusters; each cluster carries the definition candidates that
+    name it whose chunk is among its evidence (the first always is)."""
+    definitions = definitions or {}
+    inputs = []
+    for cluster in clusters:
+        chunks = evidence.get(cluster.term_id)
+        if not chunks:
+            continue
+        ids = {c.chunk_id for c in chunks}
+        inputs.append(TermCluster(
             key=cluster.term_id,
             canonical=cluster.canonical,
             abbreviation=cluster.abbreviation,
             long_forms=list(cluster.long_forms),
-            chunks=[SourceChunk(chunk_id=c.chunk_id, text=c.text, heading_path=c.heading_path)
-                    for c in evidence[cluster.term_id]],
-        )
-        for cluster in clusters
-        if evidence.get(cluster.term_id)
-    ]
+            chunks=[SourceChunk(chunk_id=c.chunk_id, text=c.text, heading_path=c.heading_path) for c in chunks],
+            candidates=[c for c in definitions.get(cluster.term_id, []) if c.chunk_id in ids],
+        ))
     return [GlossaryRequest(clusters=batch) for batch in cluster_batches(inputs)]
 
 

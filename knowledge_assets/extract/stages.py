@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
 from knowledge_assets import contracts as c
+from knowledge_assets.candidates.definitions import find_definitions
 from knowledge_assets.candidates.formulas import find_formulas
 from knowledge_assets.candidates.model import Candidate
 from knowledge_assets.candidates.rules import find_rules
@@ -23,6 +24,7 @@ from knowledge_assets.extract.glossary import (
     Mention,
     build_glossary,
     defining_headings,
+    definitions_by_term,
     evidence_chunks,
     glossary_requests,
 )
@@ -163,8 +165,9 @@ def run_glossary(store: Store, extractor: Extractor, doc_id: str, run_id: str) -
     clusters = load_clusters(store, doc_id)
     index = term_index(clusters)
     headings = defining_headings(parsed.chunks, index)
-    evidence = evidence_chunks(clusters, parsed.chunks, _mentions(store, doc_id), headings)
-    results = extractor.run(glossary_requests(clusters, evidence))
+    definitions = definitions_by_term(clusters, find_definitions(_source_chunks(parsed.chunks)))
+    evidence = evidence_chunks(clusters, parsed.chunks, _mentions(store, doc_id), headings, definitions)
+    results = extractor.run(glossary_requests(clusters, evidence, definitions))
     answers: dict[str, object] = {}
     for result in results:
         if result.ok:

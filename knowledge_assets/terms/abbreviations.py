@@ -7,12 +7,14 @@ which every character of the short form occurs in order, the first at the start 
 so `Physical of Availability (PA)` and `Rencana Kerja dan Anggaran Biaya (RKAB)` pair, the
 connecting words of either language being simply skipped.
 
-Two additions of ours, both for bilingual technical text:
+Additions of ours, for bilingual technical text and specifications:
 - a short form must contain a capital: a lowercase parenthesis in an Indonesian sentence is
   an English gloss, `rencana produksi (plan)`, not an abbreviation;
 - formula legends pair too: `PA = Physical Availability, kesiapan fisik unit (%)`. There the
   long form follows, so it is the longest leading run of words of which each contributes a
-  character of the short form (`CT = Cycle Time unit loading` gives `Cycle Time`).
+  character of the short form (`CT = Cycle Time unit loading` gives `Cycle Time`);
+- a parenthesis may hold both forms, `Nilai Batas … (Derived Air Concentration / DAC)`, or the
+  long form and a remark after a dash, `MAD (Moving Average Distance - default to 4)`.
 
 Implemented here rather than taken from a package: the maintained implementations ship
 inside NLP frameworks (scispaCy needs spaCy and a model) for one short function.
@@ -26,6 +28,8 @@ from dataclasses import dataclass
 from knowledge_assets.terms.tokens import WORD, is_stopword
 
 _PARENTHESIS = re.compile(r"\(([^()\n]{1,80})\)")
+_LONG_SLASH_SHORT = re.compile(r"(?P<long>[^/]{3,}?)\s+/\s+(?P<short>\S{2,10})")
+_REMARK = re.compile(r"\s+[-–—]\s+|;\s*|,\s+(?=default|e\.g\.|i\.e\.|see\b)")
 _LEGEND = re.compile(
     r"^[ \t]*(?:[-•*][ \t]+)?(?P<short>[^\W\d_][\w&-]{1,9})[ \t]*=[ \t]*(?P<rest>[^\n]+)", re.M
 )
@@ -96,9 +100,17 @@ def is_short_form(text: str) -> bool:
 def _parenthesis_pair(text: str, match: re.Match[str]) -> AbbreviationPair | None:
     inside = match.group(1).strip()
     inside_start = match.start(1) + match.group(1).index(inside)
+    if slash := _LONG_SLASH_SHORT.fullmatch(inside):
+        # `(Derived Air Concentration / DAC)`: both forms inside, the short one last.
+        long_start = inside_start + slash.start("long")
+        return _pair(slash.group("short"), inside_start + slash.start("short"), slash.group("long"),
+                     long_start, long_start + len(slash.group("long")))
+    # `MAD (Moving Average Distance - default to 4)`: a remark after a dash is not the long form.
+    remark = _REMARK.search(inside)
+    inside = inside[: remark.start()] if remark else inside
     clause_start = _clause_start(text, match.start())
     before = text[clause_start : match.start()].rstrip()
-    if len(inside.split()) > 2 or len(inside) > len(before):
+    if remark or len(inside.split()) > 2 or len(inside) > len(before):
         # `SF (long form)`: the short form is the word just before the parenthesis.
         words = list(WORD.finditer(before))
         if not words:

@@ -8,8 +8,8 @@ Two surfaces join one cluster when
 3. they are spelling variants: the same number of content words, each pair of words and the
    whole alike by rapidfuzz's ratio ("Utilisation" / "Utilization"). Only surfaces whose first
    word begins alike are compared (blocking), so the cost grows with the number of distinct
-   surfaces, not with their square; and two clusters with different abbreviations never
-   merge this way.
+   surfaces, not with their square; and two clusters with different abbreviations, or two
+   names the document defines each in its own definition, never merge this way.
 
 The canonical form is the document's own wording, chosen by a fixed rule, first that applies:
 1. the most frequent long form (`Physical Availability` over `Physical of Availability`);
@@ -35,7 +35,7 @@ from rapidfuzz import fuzz
 from knowledge_assets.contracts import Chunk, Provenance
 from knowledge_assets.ids import term_id
 from knowledge_assets.terms.mentions import Mention
-from knowledge_assets.terms.tokens import collapse, is_acronym, is_stopword, key_words, term_key
+from knowledge_assets.terms.tokens import collapse, is_acronym, is_stopword, key_words, plain_name, term_key
 
 _SPELLING_RATIO = 90
 _WORD_RATIO = 85
@@ -72,7 +72,8 @@ def cluster_mentions(
     for mention in mentions:
         by_key[term_key(mention.surface)].append(mention)
     content = {key: _content_words(found[0].surface) for key, found in by_key.items()}
-    groups = _Groups(content, {term_key(short) for short, _ in pairs})
+    defined = {key for key, found in by_key.items() if any(m.kind == "defined" for m in found)}
+    groups = _Groups(content, {term_key(short) for short, _ in pairs}, defined)
     for a, b in pairs + aliases:
         groups.join(term_key(a), term_key(b))
     groups.join_spelling_variants()
@@ -108,11 +109,14 @@ def _draft(
     # count leaves ties in the order the document first uses them.
     surfaces = tuple(sorted(counts, key=lambda s: -counts[s]))
     longs = tuple(s for s in surfaces if s in long_forms)
-    shorts = [s for s in surfaces if s in short_forms or is_acronym(s)]
+    # A word in capitals the cluster also holds in lowercase ("MENTERI", "Menteri") is shouted.
+    folded = Counter(s.lower() for s in surfaces)
+    shorts = [s for s in surfaces if s in short_forms or (is_acronym(s) and folded[s.lower()] == 1)]
     defining = {collapse(m.surface) for m in mentions if m.kind in _DEFINING_KINDS}
     introduced = [s for s in surfaces if s in defining]
     abbreviation = shorts[0] if shorts else None
-    canonical = [*longs, *introduced, *shorts, *surfaces][0]
+    # Markup is not wording: `*W<sub>max</sub>*` is named as it reads, `W_max`.
+    canonical = plain_name([*longs, *introduced, *shorts, *surfaces][0])
     first = mentions[0]
     chunk = chunks[first.chunk_id]
     return TermCluster(
@@ -138,8 +142,9 @@ def _draft(
 class _Groups:
     """Union–find over term keys that remembers which abbreviations each group holds."""
 
-    def __init__(self, content: dict[str, tuple[str, ...]], short_keys: set[str]):
+    def __init__(self, content: dict[str, tuple[str, ...]], short_keys: set[str], defined: set[str] = frozenset()):
         self.content = content
+        self.defined = defined
         self.keys = sorted(content)
         self.parent = {key: key for key in self.keys}
         self.shorts = {key: ({key} if key in short_keys else set()) for key in self.keys}
@@ -169,6 +174,9 @@ class _Groups:
                     self.join(a, b)
 
     def _may_merge(self, a: str, b: str) -> bool:
+        # Two names the document defines apart are two terms, however alike they are spelt.
+        if a in self.defined and b in self.defined:
+            return False
         shorts_a, shorts_b = self.shorts[self.find(a)], self.shorts[self.find(b)]
         return not (shorts_a and shorts_b and shorts_a != shorts_b)
 

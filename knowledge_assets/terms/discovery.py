@@ -1,15 +1,19 @@
 """Runs every extractor over a document's chunks: the candidate terms, the abbreviation pairs
-and aliases that tie surfaces together, and the formula symbols."""
+and aliases that tie surfaces together, the formula symbols, and the terms the document
+defines (the definition candidates' terms, short forms and other-language names)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from knowledge_assets.candidates.definitions import find_definitions
+from knowledge_assets.candidates.model import Candidate
+from knowledge_assets.candidates.source import SourceChunk
 from knowledge_assets.contracts import Chunk
 from knowledge_assets.terms.abbreviations import find_abbreviation_pairs
 from knowledge_assets.terms.definitions import defined_terms, formula_symbols, labels
 from knowledge_assets.terms.headings import heading_terms
-from knowledge_assets.terms.mentions import Mention
+from knowledge_assets.terms.mentions import Mention, MentionKind
 from knowledge_assets.terms.phrases import acronyms, classified_terms, glosses, title_phrases
 from knowledge_assets.terms.tokens import collapse, term_key
 from knowledge_assets.terms.vocabulary import read_vocabulary
@@ -21,12 +25,30 @@ class Discovery:
     pairs: list[tuple[str, str]]  # (short form, long form), as the document words them
     aliases: list[tuple[str, str]]  # two names of one concept ("Efisiensi Kerja", "Job Efficiency")
     symbol_keys: frozenset[str]  # term keys of formula left sides: single letters allowed there
+    defined: list[Mention] = field(default_factory=list)  # the names definition candidates give
+
+    @property
+    def defined_keys(self) -> frozenset[str]:
+        return frozenset(term_key(m.surface) for m in self.defined)
+
+
+def source_chunks(chunks: list[Chunk]) -> list[SourceChunk]:
+    return [SourceChunk(chunk_id=c.chunk_id, text=c.text, heading_path=c.heading_path) for c in chunks]
 
 
 def discover(chunks: list[Chunk]) -> Discovery:
     candidates: list[Mention] = []
     pairs: list[tuple[str, str]] = []
     aliases: list[tuple[str, str]] = []
+    by_id = {chunk.chunk_id: chunk for chunk in chunks}
+    definitions = find_definitions(source_chunks(chunks))
+    defined = [m for d in definitions for m in _defined_names(by_id[d.chunk_id], d)]
+    for d in definitions:
+        short, long, alias, term = d.part("abbreviation"), d.part("expansion"), d.part("alias"), d.part("term")
+        if short and long:
+            pairs.append((collapse(short.text), collapse(long.text)))
+        if alias and term:
+            aliases.append((collapse(term.text), collapse(alias.text)))
     for chunk in chunks:
         for pair in find_abbreviation_pairs(chunk.text):
             candidates.append(Mention.at(chunk, pair.short_start, pair.short_end, "short_form"))
@@ -49,4 +71,11 @@ def discover(chunks: list[Chunk]) -> Discovery:
             *glosses(chunk),
             *classified_terms(chunk),
         ]
-    return Discovery(candidates, pairs, aliases, frozenset(symbols))
+    return Discovery(candidates + defined, pairs, aliases, frozenset(symbols), defined)
+
+
+_NAME_KINDS: dict[str, MentionKind] = {"term": "defined", "abbreviation": "short_form", "expansion": "long_form", "alias": "gloss"}
+
+
+def _defined_names(chunk: Chunk, definition: Candidate) -> list[Mention]:
+    return [Mention.at(chunk, p.start, p.end, _NAME_KINDS[p.role]) for p in definition.parts if p.role in _NAME_KINDS]

@@ -1,6 +1,7 @@
 """The term stage: a parsed document in, its mentions, noise verdicts and ranked clusters out.
 
-    candidates (discovery) → every occurrence of them (raw mentions) → noise filter
+    candidates (discovery) → every occurrence of them (raw mentions), and every name a
+    definition gives where it gives it → noise filter
     → clusters ranked by mention count, then canonical
 
 Needs no model and no network, and reads nothing but the document.
@@ -14,11 +15,11 @@ from dataclasses import dataclass
 from knowledge_assets.contracts import ParsedDocument
 from knowledge_assets.terms.clusters import TermCluster, cluster_mentions
 from knowledge_assets.terms.discovery import discover
-from knowledge_assets.terms.mentions import Mention, find_occurrences
+from knowledge_assets.terms.mentions import Mention, find_occurrences, with_defined_names
 from knowledge_assets.terms.noise import screen
 
 # Bump when a change to the stage can change its output: it feeds the asset's code_version.
-FUNNEL_VERSION = "1"
+FUNNEL_VERSION = "4"
 
 
 @dataclass(frozen=True)
@@ -46,7 +47,8 @@ def run_term_funnel(parsed: ParsedDocument) -> TermFunnel:
     chunks = sorted(parsed.chunks, key=lambda c: c.seq)
     pages = sorted(parsed.pages, key=lambda p: p.page)
     found = discover(chunks)
-    screened = screen(find_occurrences(chunks, found.candidates), chunks, pages, found)
+    occurrences = with_defined_names(find_occurrences(chunks, found.candidates), found.defined)
+    screened = screen(occurrences, chunks, pages, found)
     kept = [m for m in screened if m.noise is None]
     clusters, clustered = cluster_mentions(parsed.doc_id, kept, chunks, found.pairs, found.aliases)
     noise = [m for m in screened if m.noise is not None]

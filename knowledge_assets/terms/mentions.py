@@ -125,3 +125,19 @@ class _Gazetteer:
 
 def _is_case_sensitive(word: str, kind: MentionKind) -> bool:
     return is_acronym(word) or kind == "short_form" or len(word) <= 3
+
+
+def with_defined_names(occurrences: list[Mention], defined: list[Mention]) -> list[Mention]:
+    """The occurrences, with each name a definition gives counted where it gives it: the
+    gazetteer cannot match a name written with markup (`*W<sub>max</sub>*`) or across a PDF's
+    one-word lines, so a defined name replaces whatever occurrences overlap it."""
+    spans = {(m.chunk_id, m.start, m.end) for m in occurrences}
+    added = {(m.chunk_id, m.start, m.end): m for m in defined if (m.chunk_id, m.start, m.end) not in spans}
+    by_chunk: dict[str, list[Mention]] = {}
+    for mention in added.values():
+        by_chunk.setdefault(mention.chunk_id, []).append(mention)
+    kept = [
+        m for m in occurrences
+        if not any(m.start < d.end and d.start < m.end for d in by_chunk.get(m.chunk_id, ()))
+    ]
+    return kept + list(added.values())

@@ -8,7 +8,18 @@ Reasons, checked in this order:
 - `structure`: names of document parts ("Purpose", "Tanggung Jawab", "Revisi Dokumen");
 - `organisation`: the issuer and its units and roles: a name after a legal form ("PT …"),
   a phrase in the running header, a phrase headed by "Department", "Manager" …, and any
-  short form paired with one of those.
+  short form paired with one of those;
+- `boilerplate`: citation and enactment wording, every word of it from the language packs'
+  list (`packs/<lang>/terms.json`): "Undang-Undang Nomor", "Tambahan Lembaran Negara
+  Republik", "Menetapkan", "Section"; and the title of a cited instrument, opening with one
+  of the packs' citation heads ("Peraturan Menteri Keuangan Nomor");
+- `numeral`: a bare roman numeral ("II", "XIV"), and digits OCR read as letters ("OOO",
+  "O2O", "l2l") count as `number`;
+- `shouted`: words in capitals that are not acronyms: a run of them with a long word
+  ("PENGAWAS TENAGA NUKLIR"), or a word the document also writes in lowercase ("NOMOR").
+
+A name the document defines (a definition candidate's term, short form or other-language
+name) is a term whatever it looks like; only page furniture drops it.
 """
 
 from __future__ import annotations
@@ -17,16 +28,28 @@ import math
 import re
 from collections import Counter
 from dataclasses import replace
+from functools import cache
 from typing import Literal
 
+from knowledge_assets.candidates.packs import cues
 from knowledge_assets.contracts import Chunk, ParsedPage
 from knowledge_assets.terms.discovery import Discovery
 from knowledge_assets.terms.lexicon import LEGAL_FORMS, ORGANISATION_HEADS, STRUCTURE_WORDS, UNITS
 from knowledge_assets.terms.mentions import Mention
-from knowledge_assets.terms.tokens import collapse, is_number, is_stopword, iter_lines, key_words, term_key, tokens
+from knowledge_assets.terms.tokens import (
+    collapse,
+    is_number,
+    is_stopword,
+    iter_lines,
+    key_words,
+    term_key,
+    tokens,
+    word_key,
+)
 
 NoiseReason = Literal[
-    "page_furniture", "number", "unit", "stopword", "single_letter", "identifier", "structure", "organisation"
+    "page_furniture", "number", "unit", "stopword", "single_letter", "identifier", "structure", "organisation",
+    "boilerplate", "numeral", "shouted",
 ]
 
 # Lines within this many of a page's top or bottom are where headers and footers stand.
@@ -37,6 +60,10 @@ _PAGE_NUMBER = re.compile(
     r"(?:(?:page|halaman|hal\.?|pg\.?)\s*)?#+(?:\s*(?:of|dari|/)\s*#+)?|-\s*#+\s*-", re.IGNORECASE
 )
 _DIGIT_RUN = re.compile(r"\d{2}")
+_ROMAN_NUMERAL = re.compile(r"(?=[MDCLXVI]{2})M{0,3}(?:CM|CD|D?C{0,3})(?:XC|XL|L?X{0,3})(?:IX|IV|V?I{0,3})")
+# Digits as OCR reads them: O for 0, l or I for 1 ("OOO", "3O", "l2l"), with one digit or O at least.
+_MISREAD_DIGITS = re.compile(r"(?=[\dOolI]*[\dO])[\dOolI]{2,}")
+_SHOUTED_MIN_LETTERS = 5
 
 
 def line_shape(line: str) -> str:
@@ -68,18 +95,32 @@ def screen(mentions: list[Mention], chunks: list[Chunk], pages: list[ParsedPage]
     furniture = page_furniture(pages)
     spans = {chunk.chunk_id: furniture_spans(chunk.text, furniture) for chunk in chunks}
     issuer = _issuer_keys(found, spans)
-    return [replace(m, noise=_reason(m, spans[m.chunk_id], issuer, found.symbol_keys)) for m in mentions]
+    lowercase = frozenset(t.text.lower() for chunk in chunks for t in tokens(chunk.text) if not t.text.isupper())
+    defined = found.defined_keys
+    return [
+        replace(m, noise=_reason(m, spans[m.chunk_id], issuer, found.symbol_keys, defined, lowercase))
+        for m in mentions
+    ]
 
 
 def _reason(
-    mention: Mention, furniture: list[tuple[int, int]], issuer: frozenset[str], symbols: frozenset[str]
+    mention: Mention,
+    furniture: list[tuple[int, int]],
+    issuer: frozenset[str],
+    symbols: frozenset[str],
+    defined: frozenset[str] = frozenset(),
+    lowercase: frozenset[str] = frozenset(),
 ) -> NoiseReason | None:
     words = [t.text for t in tokens(mention.surface)]
     keys = key_words(mention.surface)
     if any(start <= mention.start and mention.end <= end for start, end in furniture):
         return "page_furniture"
-    if all(is_number(w) for w in words):
+    if term_key(mention.surface) in defined:
+        return None
+    if all(is_number(w) or _MISREAD_DIGITS.fullmatch(w) for w in words):
         return "number"
+    if len(words) == 1 and _ROMAN_NUMERAL.fullmatch(words[0]):
+        return "numeral"
     if _is_unit(mention.surface):
         return "unit"
     if all(is_stopword(w) for w in words):
@@ -92,7 +133,32 @@ def _reason(
         return "structure"
     if term_key(mention.surface) in issuer or _names_organisation(keys):
         return "organisation"
+    if all(key in _boilerplate() for key in keys) or (len(keys) > 1 and keys[0] in _citation_heads()):
+        return "boilerplate"
+    if _is_shouted(words, lowercase):
+        return "shouted"
     return None
+
+
+@cache
+def _boilerplate() -> frozenset[str]:
+    return frozenset(word_key(w) for w in cues("terms").get("boilerplate", ()))
+
+
+@cache
+def _citation_heads() -> frozenset[str]:
+    """Words a cited instrument's title opens with: "Peraturan Menteri Keuangan Nomor …"."""
+    return frozenset(word_key(w) for w in cues("terms").get("citation_heads", ()))
+
+
+def _is_shouted(words: list[str], lowercase: frozenset[str]) -> bool:
+    """Capitals typed for emphasis, not an acronym: several with a long word among them, or
+    one the document also writes in lowercase."""
+    if not words or not all(w.isupper() for w in words):
+        return False
+    if len(words) > 1:
+        return any(len(w) >= _SHOUTED_MIN_LETTERS for w in words)
+    return len(words[0]) >= _SHOUTED_MIN_LETTERS and words[0].lower() in lowercase
 
 
 def _is_unit(surface: str) -> bool:

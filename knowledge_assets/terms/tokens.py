@@ -10,8 +10,9 @@ from functools import lru_cache
 from knowledge_assets.terms.lexicon import CONNECTORS, STOPWORDS
 
 # A number is one token ("1.250.000", "0,85", "100%"); a word may join its parts with - / '
-# so "Gain/Loss", "year-to-date" and "SKT-STD-PRM-001" stay whole.
-WORD = re.compile(r"\d+(?:[.,]\d+)*%?|[^\W_](?:\w|[-/'’](?=[^\W_]))*")
+# so "Gain/Loss", "year-to-date" and "SKT-STD-PRM-001" stay whole; a symbol keeps its
+# percent sign ("T%" is a variable of its own, not "T").
+WORD = re.compile(r"\d+(?:[.,]\d+)*%?|[^\W_](?:\w|[-/'’](?=[^\W_]))*(?:%(?!\w))?")
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*%?")
 _SENTENCE_END = ".!?:;"
 # A dash or star opens a list item at the start of a line and separates clauses
@@ -141,8 +142,27 @@ def key_words(surface: str) -> list[str]:
 
 def term_key(surface: str) -> str:
     """Case, spacing, joiner and plural variants of a surface share one key:
-    "Cut-off", "cut off" and "cutoffs" are all `cutoff`; "Gain/Loss" and "Gain / Loss" meet."""
-    return "".join(key_words(surface))
+    "Cut-off", "cut off" and "cutoffs" are all `cutoff`; "Gain/Loss" and "Gain / Loss" meet;
+    a name written with markup meets its plain form (`*W<sub>max</sub>*` and `W_max`)."""
+    return "".join(key_words(plain_name(surface)))
+
+
+_KRAMDOWN_CHARACTER = re.compile(r"\{\{\{([^{}]*)\}\{[^{}]*\}\}\}")
+_SUBSCRIPT = re.compile(r"<sub>([^<>]*)</sub>")
+_SUPERSCRIPT = re.compile(r"<sup>([^<>]*)</sup>")
+
+
+def plain_name(surface: str) -> str:
+    """A name as a reader sees it once its Markdown is rendered, in plain text: emphasis
+    dropped, an HTML subscript written `_x` and a superscript `^x` (the plain-text convention
+    of TeX and of RFCs), kramdown-rfc's `{{{β}{…}}}` as the character it shows:
+    `*W<sub>max</sub>*` is `W_max`, `W<sub>cubic</sub>(*t*)` is `W_cubic(t)`. Text without
+    markup comes back collapsed and otherwise as it is."""
+    if not any(mark in surface for mark in ("*", "<su", "{{{")):
+        return collapse(surface)
+    plain = _KRAMDOWN_CHARACTER.sub(r"\1", surface)
+    plain = _SUBSCRIPT.sub(r"_\1", _SUPERSCRIPT.sub(r"^\1", plain))
+    return collapse(plain.replace("*", ""))
 
 
 def iter_lines(text: str) -> Iterator[tuple[int, str]]:

@@ -109,8 +109,12 @@ def test_review_queue_is_ranked_and_every_reason_is_a_contract_reason(offline_ru
     assert [r["rank"] for r in rows] == list(range(1, len(rows) + 1))
     assert all(r["review_reason"] in c.REVIEW_REASONS for r in rows)
     term_rows = [r for r in rows if r["row_kind"] == "term"]
-    counts = [r["mention_count"] for r in term_rows if r["review_reason"] != c.REVIEW_REASON_CONFLICT]
-    assert counts == sorted(counts, reverse=True)
+    formulas = {r["term_id"]: r["defining_formula_id"]
+                for r in store.fetch("SELECT term_id, defining_formula_id FROM glossary WHERE doc_id = ?", [PRM])}
+    rows = [(r["definition"] is not None or formulas[r["term_id"]] is not None, r["mention_count"])
+            for r in term_rows if r["review_reason"] != c.REVIEW_REASON_CONFLICT]
+    # Defined terms (by a sentence or a formula) first, each group by mention count.
+    assert rows == sorted(rows, key=lambda row: (not row[0], -row[1]))
 
 
 def test_export_writes_the_seven_contract_files_with_exact_key_sets(offline_run, tmp_path):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from knowledge_assets.candidates.definitions import find_definitions
 from knowledge_assets.candidates.domain import find_domain
 from knowledge_assets.candidates.formulas import find_formulas
 from knowledge_assets.candidates.rules import find_rules
@@ -20,21 +21,26 @@ from knowledge_assets.llm.requests import (
     TermCluster,
 )
 from knowledge_assets.llm.settings import resolve_settings
+from knowledge_assets.terms.tokens import term_key
 
 offline = OfflineBackend()
 
 
 def heading_clusters(chunks: list[SourceChunk]) -> list[TermCluster]:
-    """A cluster per `Long Form (ABBR)` heading, with the chunks under it: the shape the
-    terms stage hands over."""
+    """A cluster per `Long Form (ABBR)` heading, with the chunks under it and the definition
+    candidates of those chunks that name it: the shape the glossary stage hands over."""
     clusters: dict[str, dict] = {}
+    candidates = find_definitions(chunks)
     for chunk in chunks:
         heading = chunk.heading_path[-1] if chunk.heading_path else ""
         for (start, end), abbreviation in abbreviation_pairs(heading):
             entry = clusters.setdefault(abbreviation, {"key": f"t_{abbreviation}", "canonical": heading[start:end],
                                                        "abbreviation": abbreviation, "long_forms": [heading[start:end]],
-                                                       "chunks": []})
+                                                       "chunks": [], "candidates": []})
             entry["chunks"].append(chunk)
+            names = {term_key(abbreviation), term_key(heading[start:end])}
+            entry["candidates"] += [c for c in candidates if c.chunk_id == chunk.chunk_id
+                                    and any(term_key(p.text) in names for p in c.parts if p.role in ("term", "abbreviation"))]
     return [TermCluster(**entry) for entry in clusters.values()]
 
 
@@ -93,6 +99,40 @@ def test_abstains_when_nothing_defines_the_term(pdf_chunks):
     entry = offline.answer(GlossaryRequest(clusters=[cluster])).answer.terms[0]
     assert entry.definition is None and entry.full_name is None
     assert entry.span == "truck count" and entry.chunk_id is not None
+
+
+def _selected(text: str, canonical: str, abbreviation: str | None = None):
+    chunk = SourceChunk(chunk_id="D::0001", text=text)
+    names = {term_key(n) for n in (canonical, abbreviation) if n}
+    candidates = [c for c in find_definitions([chunk])
+                  if any(term_key(p.text) in names for p in c.parts if p.role in ("term", "abbreviation"))]
+    cluster = TermCluster(key="t_x", canonical=canonical, abbreviation=abbreviation, chunks=[chunk], candidates=candidates)
+    return offline.answer(GlossaryRequest(clusters=[cluster])).answer.terms[0]
+
+
+def test_selects_the_glossary_entry_over_a_running_sentence_and_a_legend():
+    text = ("Keterangan:\nRK = rasio kas daerah\n\nRasio Kas adalah angka di laporan.\n\n"
+            "Rasio Kas (RK): perbandingan kas dengan utang jangka pendek.\n")
+    entry = _selected(text, "Rasio Kas", "RK")
+    assert entry.definition == "Rasio Kas (RK): perbandingan kas dengan utang jangka pendek."
+    assert entry.span == entry.definition and entry.chunk_id == "D::0001"
+
+
+def test_a_legend_defines_a_symbol_nothing_else_defines():
+    entry = _selected("Keterangan:\nRK = rasio kas daerah pada akhir tahun\n", "RK")
+    assert entry.definition == "RK = rasio kas daerah pada akhir tahun"
+
+
+def test_the_expansion_a_definition_introduces_is_the_full_name():
+    entry = _selected("Dana Cadangan Desa yang selanjutnya disingkat DCD adalah dana yang disisihkan.\n",
+                      "Dana Cadangan Desa", "DCD")
+    assert (entry.term, entry.full_name) == ("DCD", "Dana Cadangan Desa")
+
+
+def test_a_colon_line_without_a_candidate_is_no_definition():
+    chunk = SourceChunk(chunk_id="D::0001", text="Menetapkan : PERATURAN MENTERI TENTANG TARIF.\n")
+    cluster = TermCluster(key="t_m", canonical="Menetapkan", chunks=[chunk])
+    assert offline.answer(GlossaryRequest(clusters=[cluster])).answer.terms[0].definition is None
 
 
 def test_finds_the_production_formula_with_its_legend(pdf_chunks):

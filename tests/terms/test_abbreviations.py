@@ -80,3 +80,10 @@ def test_offsets_point_at_the_exact_surfaces():
 def test_best_long_form_starts_at_the_word_of_the_first_letter_or_nowhere():
     assert best_long_form_start("PA", "data Physical Availability") == len("data ")
     assert best_long_form_start("XYZ", "Physical Availability") is None
+
+
+def test_a_parenthesis_holding_both_forms_or_a_remark_after_the_long_form():
+    pairs = {(p.short, p.long) for p in find_abbreviation_pairs(
+        "Kadar Udara Turunan (Derived Air Level / DAL) dipakai, dan nilai WS (Window Size - default to 8) juga."
+    )}
+    assert pairs == {("DAL", "Derived Air Level"), ("WS", "Window Size")}

@@ -87,3 +87,14 @@ def test_ranked_by_mention_count_then_canonical_with_contract_ids_and_first_prov
     assert (backlog.provenance.span, backlog.provenance.chunk_id, backlog.provenance.doc_id) == (
         "Backlog", "SKT-X-1::0000", "SKT-X-1"
     )
+
+
+def test_two_names_defined_apart_stay_two_clusters_however_alike(tmp_path):
+    from knowledge_assets.terms.funnel import run_term_funnel
+    from tests.terms.conftest import markdown_document
+
+    document = markdown_document(tmp_path, (
+        "Laju Alir: volume fluida yang mengalir per detik.\n\n"
+        "Laju Air: volume air yang keluar dari pompa per jam.\n"
+    ))
+    assert {"Laju Alir", "Laju Air"} <= {c.canonical for c in run_term_funnel(document).clusters}

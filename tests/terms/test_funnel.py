@@ -61,3 +61,16 @@ def test_a_300_page_document_finishes_and_the_stage_is_not_quadratic(sample_pdf)
     assert funnel.raw_mentions == 34 * run_term_funnel(sample_pdf).raw_mentions
     # 8.5 times the pages: linear work takes about 8.5 times as long, quadratic about 72.
     assert long_seconds < 60 and long_seconds / short_seconds < 25
+
+
+def test_every_name_a_definition_gives_becomes_a_cluster_named_in_plain_text(tmp_path):
+    from tests.terms.conftest import markdown_document
+
+    document = markdown_document(tmp_path, (
+        "# Variables\n\n*R<sub>min</sub>*:\nLowest rate seen in the interval.\n\n"
+        "Dana Cadangan Desa yang selanjutnya disingkat DCD adalah dana yang disisihkan setiap tahun.\n\n"
+        "DCD dipakai bila R<sub>min</sub> turun.\n"
+    ))
+    clusters = {c.canonical: c for c in run_term_funnel(document).clusters}
+    assert "R_min" in clusters
+    assert clusters["Dana Cadangan Desa"].abbreviation == "DCD"

@@ -85,3 +85,30 @@ def test_an_abbreviation_of_the_issuer_is_noise_too(tmp_path):
     kept = {m.surface: m.noise for m in run_term_funnel(document).mentions}
     assert kept["SKT"] == "organisation" and kept["Samudra Karya Tambang"] == "organisation"
     assert kept["FF"] is None
+
+
+def test_citation_wording_roman_numerals_misread_digits_and_shouting_are_noise():
+    text = ("Tambahan Lembaran Negara Republik Indonesia Nomor | Undang-Undang Nomor | III | OOO | O2O | "
+            "DINAS PENGAIRAN KOTA | PENUTUP | Penutup | Dana Cadangan | BPKD | Peraturan Bupati Sleman")
+    assert reasons(text) == {
+        "Peraturan Bupati Sleman": "boilerplate",
+        "Tambahan Lembaran Negara Republik Indonesia Nomor": "boilerplate",
+        "Undang-Undang Nomor": "boilerplate",
+        "III": "numeral",
+        "OOO": "number",
+        "O2O": "number",
+        "DINAS PENGAIRAN KOTA": "shouted",
+        "PENUTUP": "shouted",
+        "Penutup": None,
+        "Dana Cadangan": None,
+        "BPKD": None,
+    }
+
+
+def test_a_name_the_document_defines_is_a_term_whatever_it_looks_like():
+    piece = chunk("Yang dimaksud dengan \"C\" adalah biaya tetap per tahun. Nilai C dan Sumber Data.")
+    start = piece.text.index("C")
+    defined = [Mention.at(piece, start, start + 1, "defined")]
+    mentions = [*defined, Mention.at(piece, piece.text.index("C dan"), piece.text.index("C dan") + 1, "occurrence")]
+    found = Discovery(candidates=mentions, pairs=[], aliases=[], symbol_keys=frozenset(), defined=defined)
+    assert [m.noise for m in screen(mentions, [piece], [], found)] == [None, None]

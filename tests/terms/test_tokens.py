@@ -2,7 +2,7 @@
 
 import pytest
 
-from knowledge_assets.terms.tokens import is_acronym, starts_sentence, term_key
+from knowledge_assets.terms.tokens import is_acronym, plain_name, starts_sentence, term_key
 
 
 @pytest.mark.parametrize(
@@ -50,3 +50,18 @@ def test_a_dash_is_a_minus_in_a_formula_and_a_separator_elsewhere():
     history = "Revisi 01 - 1 Maret 2023 - Penambahan Match Factor"
     assert not starts_sentence(formula, formula.index("Breakdown"))
     assert starts_sentence(history, history.index("Penambahan"))
+
+
+@pytest.mark.parametrize(("written", "plain"), [
+    ("*R<sub>min</sub>*", "R_min"),
+    ("Q<sub>out</sub>(*t*)", "Q_out(t)"),
+    ("{{{γ}{}}}*<sub>max</sub>*", "γ_max"),
+    ("Laju\nMuat", "Laju Muat"),
+])
+def test_a_name_written_with_markup_reads_as_plain_text_and_keys_alike(written, plain):
+    assert plain_name(written) == plain
+    assert term_key(written) == term_key(plain)
+
+
+def test_a_symbol_keeps_its_percent_sign():
+    assert term_key("T%") != term_key("T")

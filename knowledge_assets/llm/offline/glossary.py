@@ -1,21 +1,21 @@
 """Offline glossary: a definition sentence per term cluster, its long form, subdomain tags.
 
-A definition is recognised in the shapes technical documents use: `Adalah …` as the first
-sentence under a heading that names the term, `X adalah …`, `X is defined as / means /
-refers to / is the …`, and `X: …`. A term with none of these abstains (definition null),
-which is the correct answer for most terms of a document (contract §3: 48 of 58).
+The definition is SELECTED among the cluster's definition candidates (the stage found them by
+the genre's conventions, `candidates/definitions.py`), surest first (`defining_first`: a
+glossary's own entry, then a defining sentence, then a weak copula, a formula legend only
+when nothing else defines the term), then in document order. A term without
+candidates abstains (definition null), which is the correct answer for most terms of a
+document (contract §3: 48 of 58); reading any `X: …` line as a definition, as this module
+once did, made `Menetapkan : PERATURAN …` one.
 """
 
 from __future__ import annotations
 
-import re
-
-from knowledge_assets.llm.offline.text import abbreviation_pairs, sentences, subdomain_tags
+from knowledge_assets.candidates.definitions import defining_first
+from knowledge_assets.candidates.model import Candidate
+from knowledge_assets.llm.offline.text import abbreviation_pairs, subdomain_tags
 from knowledge_assets.llm.requests import GlossaryRequest, SourceChunk, TermCluster
 from knowledge_assets.llm.responses import GlossaryResponse, GlossaryTerm
-
-_HEADING_DEFINITION = re.compile(r"(?:Adalah|Merupakan|Ialah|Yaitu)\s")
-_SUBJECT_VERB = r"(?:\s*\([^)\n]{1,12}\))?(?:\s+(?:adalah|merupakan|ialah|yaitu|is defined as|is the|is an?|means|refers to)\s|\s*:\s)"
 
 
 def answer_glossary(request: GlossaryRequest) -> GlossaryResponse:
@@ -29,12 +29,14 @@ def _surfaces(cluster: TermCluster) -> list[str]:
 
 def _answer_cluster(number: int, cluster: TermCluster) -> GlossaryTerm:
     surfaces = _surfaces(cluster)
-    definition = _find_definition(cluster.chunks, surfaces)
+    selected = _select_candidate(cluster)
     full_name = _find_full_name(cluster)
-    if definition:
-        chunk, (start, end) = definition
-        text = chunk.text[start:end]
-        evidence = (chunk, text)
+    if selected is not None:
+        text = selected.part("definition").text  # type: ignore[union-attr]
+        evidence = (next(c for c in cluster.chunks if c.chunk_id == selected.chunk_id), text)
+        expansion = selected.part("expansion")
+        if expansion is not None and full_name is None and cluster.abbreviation:
+            full_name = expansion.text
     else:
         text = None
         evidence = _find_mention(cluster.chunks, surfaces)
@@ -50,24 +52,12 @@ def _answer_cluster(number: int, cluster: TermCluster) -> GlossaryTerm:
     )
 
 
-def _names_term(heading: str, surfaces: list[str]) -> bool:
-    return any(re.search(rf"(?<!\w){re.escape(s)}(?!\w)", heading, re.IGNORECASE) for s in surfaces)
-
-
-def _find_definition(chunks: list[SourceChunk], surfaces: list[str]):
-    subject = re.compile("(?:" + "|".join(re.escape(s) for s in sorted(surfaces, key=len, reverse=True)) + ")" + _SUBJECT_VERB)
-    for chunk in chunks:
-        bounds = sentences(chunk.text)
-        heading = chunk.heading_path[-1] if chunk.heading_path else ""
-        # "Adalah …" only counts as the first sentence right under the term's own heading.
-        if len(bounds) > 1 and chunk.text[slice(*bounds[0])] == heading and _names_term(heading, surfaces):
-            first = bounds[1]
-            if _HEADING_DEFINITION.match(chunk.text, first[0]):
-                return chunk, first
-        for start, end in bounds:
-            if subject.match(chunk.text, start) and chunk.text[start:end] != heading:
-                return chunk, (start, end)
-    return None
+def _select_candidate(cluster: TermCluster) -> Candidate | None:
+    """The surest candidate, the first in document order among equals, of those whose chunk
+    the request carries (the span check quotes the definition against those chunks)."""
+    carried = {chunk.chunk_id for chunk in cluster.chunks}
+    usable = [c for c in cluster.candidates if c.chunk_id in carried and c.part("definition") is not None]
+    return next(iter(defining_first(usable)), None)
 
 
 def _find_full_name(cluster: TermCluster) -> str | None:

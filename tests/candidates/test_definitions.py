@@ -1,0 +1,132 @@
+"""Definition candidates on text written for these tests, one convention of a genre each."""
+
+from __future__ import annotations
+
+import pytest
+
+from knowledge_assets.candidates.definitions import defining_first, find_definitions
+from knowledge_assets.candidates.source import SourceChunk
+
+
+def found(text: str, heading_path: list[str] | None = None) -> list:
+    chunk = SourceChunk(chunk_id="D::0001", text=text, heading_path=heading_path or [])
+    candidates = find_definitions([chunk])
+    for candidate in candidates:
+        assert text[candidate.start : candidate.end] == candidate.text
+        assert all(text[p.start : p.end] == p.text for p in candidate.parts)
+    return candidates
+
+
+def parts(candidate) -> dict[str, str]:
+    return {p.role: p.text for p in candidate.parts}
+
+
+def test_numbered_statutory_definitions_with_detached_numbers_and_one_word_lines():
+    text = (
+        "Dalam Peraturan ini yang dimaksud dengan:\n1.\nBalai\nPengujian\nyang\nselanjutnya\ndisebut\n"
+        "Balai adalah unit kerja yang menguji mutu bahan.\n2.\n"
+        "Dana Cadangan Desa yang selanjutnya disingkat DCD adalah dana yang disisihkan setiap tahun.\n"
+        "3. Petugas Lapangan adalah pegawai yang ditugaskan di lokasi.\n"
+    )
+    terms = [(parts(c)["term"], parts(c).get("abbreviation"), c.cue) for c in found(text)]
+    assert terms == [
+        ("Balai\nPengujian", "Balai", "introduced"),
+        ("Dana Cadangan Desa", "DCD", "introduced"),
+        ("Petugas Lapangan", None, "adalah"),
+    ]
+    dcd = found(text)[1]
+    assert dcd.text == "Dana Cadangan Desa yang selanjutnya disingkat DCD adalah dana yang disisihkan setiap tahun."
+    assert parts(dcd)["expansion"] == "Dana Cadangan Desa" and parts(dcd)["definition"] == dcd.text
+
+
+def test_a_sentence_about_a_value_is_not_a_definition():
+    assert found("Nilai ini adalah 3,5 persen dari pagu. Satu unit adalah dua alat.") == []
+
+
+def test_penjelasan_explains_a_quoted_symbol_even_when_ocr_misreads_the_quote():
+    text = 'Yang dimaksud dengan "Q" adalah debit air per detik.\nYang dimaksud dengan oR2" adalah luas resapan per hektar.\n'
+    assert [parts(c)["term"] for c in found(text)] == ["Q", "R2"]
+    assert found(text)[0].text == 'Yang dimaksud dengan "Q" adalah debit air per detik.'
+
+
+def test_a_symbol_is_given_its_meaning_by_cross_reference():
+    text = "(2) Besaran nilai KR sebagaimana dimaksud pada ayat (1)\nmerupakan koefisien risiko lahan.\n"
+    (candidate,) = found(text)
+    assert parts(candidate)["term"] == "KR" and candidate.text.startswith("(2) Besaran nilai KR")
+
+
+def test_rfc_term_list_takes_the_first_sentence_of_each_entry():
+    text = (
+        "   Terms used here:\n\n"
+        "   Probe packets:  Packets sent only to test the path.  They carry\n      no data.\n\n"
+        "   kMaxBurst:  Largest burst allowed.  The value is 10.\n"
+    )
+    assert [(parts(c)["term"], c.text) for c in found(text)] == [
+        ("Probe packets", "Probe packets:  Packets sent only to test the path."),
+        ("kMaxBurst", "kMaxBurst:  Largest burst allowed."),
+    ]
+
+
+def test_kramdown_definition_paragraphs_and_markdown_bullets():
+    text = "*R<sub>min</sub>*:\nLowest rate seen in the interval.\n\n- burst-limited: A flow held back by its pacer.\n"
+    assert [parts(c)["term"] for c in found(text)] == ["*R<sub>min</sub>*", "burst-limited"]
+
+
+def test_glossary_labels_give_short_forms_and_other_language_names():
+    text = "Laju Dosis (LD) : dosis per satuan waktu.\n\nBatas Aman (Safe Limit): nilai yang tidak boleh dilampaui.\n"
+    first, second = found(text)
+    assert (parts(first)["term"], parts(first)["abbreviation"]) == ("Laju Dosis", "LD")
+    assert (parts(second)["term"], parts(second)["alias"]) == ("Batas Aman", "Safe Limit")
+
+
+@pytest.mark.parametrize("text", [
+    "Menimbang : bahwa perlu mengatur tata cara.\n",
+    "Figure 3: Timeline of the exchange\n",
+    "title: Pacing for Fast Networks\n",
+    "Rincian memuat: a. nama; b. alamat.\n",
+    "Jenis gangguan:\n- Gangguan cuaca: hujan, kabut;\n- Gangguan jalan: licin.\n",
+    "    OnTimeout(space):\n      if (armed): fire()\n",
+    "Disusun oleh: Kepala Bagian Umum\n",
+])
+def test_metadata_captions_lists_and_code_are_not_glossary_entries(text):
+    assert found(text) == []
+
+
+def test_front_matter_and_code_fences_are_skipped():
+    text = "---\ntitle: Draft\nabbrev: D\n--- abstract\n\nText.\n\n~~~\nanswer: 42 is the value\n~~~\n"
+    assert found(text) == []
+
+
+def test_legend_entries_under_keterangan_are_the_variables_definitions():
+    text = (
+        "Keterangan:\nRKT = realisasi kas tahunan dari\npenerimaan daerah\n"
+        "www.contoh.go.id\nT% = persentase tambahan yang dikenakan\n\nPasal 3\n"
+    )
+    assert [(parts(c)["term"], c.cue) for c in found(text)] == [("RKT", "legend"), ("T%", "legend")]
+    assert found(text)[0].text == "RKT = realisasi kas tahunan dari\npenerimaan daerah"
+
+
+def test_a_legend_entry_named_in_words_restates_a_quantity_and_is_not_taken():
+    assert found("dengan:\nJam Kerja = jumlah jam unit bekerja (jam)\n") == []
+
+
+def test_the_sentence_under_a_heading_that_opens_with_the_copula_defines_the_heading():
+    text = "3.1.2. Laju Muat (LM)\nAdalah volume yang dimuat per jam kerja.\n"
+    (candidate,) = found(text, ["3.1.2. Laju Muat (LM)"])
+    assert candidate.text == "Adalah volume yang dimuat per jam kerja."
+    assert (parts(candidate)["term"], parts(candidate)["abbreviation"]) == ("Laju Muat", "LM")
+
+
+def test_defining_sentences_rank_before_weak_copulas_and_symbol_glosses():
+    text = (
+        "Keterangan:\nRK = rasio kas daerah\n\n"
+        "Rasio Kas merupakan bagian dari laporan.\n\nRasio Kas adalah perbandingan kas dengan utang.\n"
+    )
+    assert [c.cue for c in defining_first(found(text))] == ["adalah", "merupakan", "legend"]
+    labelled = found("Rasio Kas adalah perbandingan kas.\n\nRasio Kas: perbandingan kas dengan utang.\n")
+    assert [c.cue for c in defining_first(labelled)] == ["label", "adalah"]
+
+
+def test_a_name_followed_by_its_symbol_may_end_in_a_function_word():
+    (candidate,) = found("b) Laju dosis dalam, D i pada titik uji : dosis terbesar di dalam bola.\n")
+    assert parts(candidate)["term"] == "Laju dosis dalam"

@@ -5,7 +5,7 @@ Each term row gets exactly one reason, the first that applies:
   name → no definition recorded (absent from the document, or the model call failed:
   extraction_status `escalated`; docs/decisions.md) → routine confirmation.
 Sort: conflicts, then unresolved key parameters, then the terms the document defines by a
-sentence or a formula (the glossary a reviewer checks first), then the rest; within each,
+sentence, then those only a formula defines, then the rest; within each,
 mention_count descending; ties by term, then id, so two runs of one document give the same ranks.
 """
 
@@ -43,9 +43,14 @@ def term_review_reason(entry: c.GlossaryEntry, definition_rejected: bool) -> str
     return c.REVIEW_REASON_ROUTINE
 
 
-def _defined(entry: c.GlossaryEntry) -> bool:
-    """Defined by a sentence of the document, or by a formula whose left side it is."""
-    return entry.definition is not None or entry.defining_formula_id is not None
+def _definition_group(entry: c.GlossaryEntry) -> int:
+    """Terms the document defines in words first (a definition the expert can check against its
+    sentence), then those only a formula defines (its left side: a symbol of a calculation),
+    then the rest. Reference texts define many more symbols by formula than terms in prose, so
+    the words must not sink under the symbols."""
+    if entry.definition is not None:
+        return 2
+    return 3 if entry.defining_formula_id is not None else 4
 
 
 def _location(provenance: c.Provenance) -> dict:
@@ -76,7 +81,7 @@ def build_queue(
             "review_reason": reason,
             **_location(entry.provenance),
         }
-        group = 0 if reason == c.REVIEW_REASON_CONFLICT else 2 if _defined(entry) else 3
+        group = 0 if reason == c.REVIEW_REASON_CONFLICT else _definition_group(entry)
         keyed.append(((group, -entry.mention_count, entry.term, entry.term_id), row))
     if domain is not None:
         for parameter in domain.key_parameters:

@@ -66,3 +66,9 @@ def test_defined_terms_come_before_undefined_ones_whatever_their_mentions():
 def test_a_term_its_formula_defines_ranks_with_the_defined_terms():
     rows = build_queue([_entry("t_frequent", 90), _entry("t_formula", 3, defining_formula_id="f_1")], None)
     assert [r.term_id for r in rows] == ["t_formula", "t_frequent"]
+
+
+def test_terms_defined_in_words_come_before_symbols_only_a_formula_defines():
+    rows = build_queue([_entry("t_symbol", 60, defining_formula_id="f_1"), _entry("t_plain", 90),
+                        _entry("t_worded", 2, definition="W adalah v.")], None)
+    assert [r.term_id for r in rows] == ["t_worded", "t_symbol", "t_plain"]

@@ -111,10 +111,10 @@ def test_review_queue_is_ranked_and_every_reason_is_a_contract_reason(offline_ru
     term_rows = [r for r in rows if r["row_kind"] == "term"]
     formulas = {r["term_id"]: r["defining_formula_id"]
                 for r in store.fetch("SELECT term_id, defining_formula_id FROM glossary WHERE doc_id = ?", [PRM])}
-    rows = [(r["definition"] is not None or formulas[r["term_id"]] is not None, r["mention_count"])
-            for r in term_rows if r["review_reason"] != c.REVIEW_REASON_CONFLICT]
-    # Defined terms (by a sentence or a formula) first, each group by mention count.
-    assert rows == sorted(rows, key=lambda row: (not row[0], -row[1]))
+    groups = [(0 if r["definition"] is not None else 1 if formulas[r["term_id"]] is not None else 2, r["mention_count"])
+              for r in term_rows if r["review_reason"] != c.REVIEW_REASON_CONFLICT]
+    # Terms defined in words first, then those only a formula defines, then the rest; each by mention count.
+    assert groups == sorted(groups, key=lambda row: (row[0], -row[1]))
 
 
 def test_export_writes_the_seven_contract_files_with_exact_key_sets(offline_run, tmp_path):

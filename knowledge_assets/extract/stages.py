@@ -86,7 +86,7 @@ def _source_chunks(chunks: Sequence[c.Chunk]) -> list[SourceChunk]:
 
 def candidate_requests(request_type, source: Sequence[SourceChunk], candidates: Sequence[Candidate]):
     """One request per batch of the chunks that hold candidates, each carrying its chunks'
-    candidates. A chunk where the candidate layer found nothing is not sent (D36): the model
+    candidates. A chunk where the candidate layer found nothing is not sent (D37): the model
     selects and labels among candidates rather than reading the whole document, which keeps
     prompts proportional to what a document states, not to its length."""
     holding = {cand.chunk_id for cand in candidates}

@@ -1,5 +1,5 @@
-"""PDF text layers side by side: pypdf (`page.extract_text()`) against pypdfium2 as the parser
-reads it (`knowledge_assets.ingest.pdf.read_page_texts`: `get_text_bounded()` and `page_text`).
+"""PDF text layers side by side: pypdf (`page.extract_text()`, what `ingest/pdf.py` reads) against
+pypdfium2 (`get_text_bounded()`, "\r\n" as "\n", PDFium's line-end hyphen mark as "-\n"; D36).
 
     python -m bench.bench_pdf_text [--repeats 3] [--corpus /work/shared/corpus]
 
@@ -27,9 +27,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pypdf
+import pypdfium2
 from bench.bench_parse import SAMPLE, build_long_pdf
 from knowledge_assets.ingest.chunking import chunk_pages
-from knowledge_assets.ingest.pdf import read_page_texts
 from knowledge_assets.ingest.plain import blocks_from_page_texts
 
 F1_THRESHOLD = 0.6
@@ -37,12 +37,25 @@ _TOKEN = re.compile(r"\w+", re.UNICODE)
 
 
 def pypdf_page_texts(path: Path) -> list[str]:
-    """The reader the parser used before pypdfium2, exactly as it called it."""
+    """The parser's reader, as `ingest/pdf.py` calls it."""
     reader = pypdf.PdfReader(io.BytesIO(path.read_bytes()), strict=False)
     return [page.extract_text() or "" for page in reader.pages]
 
 
-READERS: dict[str, Callable[[Path], list[str]]] = {"pypdf": pypdf_page_texts, "pypdfium2": read_page_texts}
+def pdfium_page_texts(path: Path) -> list[str]:
+    document = pypdfium2.PdfDocument(path)
+    try:
+        texts = []
+        for index in range(len(document)):
+            page = document[index]
+            text = page.get_textpage().get_text_bounded()
+            texts.append(text.replace("\r\n", "\n").replace("\x02", "-\n"))
+        return texts
+    finally:
+        document.close()
+
+
+READERS: dict[str, Callable[[Path], list[str]]] = {"pypdf": pypdf_page_texts, "pypdfium2": pdfium_page_texts}
 
 
 def median_seconds(read: Callable[[Path], list[str]], path: Path, repeats: int) -> tuple[float, list[str]]:

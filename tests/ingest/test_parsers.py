@@ -9,7 +9,7 @@ import pytest
 from knowledge_assets.ingest.documents import identify
 from knowledge_assets.ingest.errors import DocumentError
 from knowledge_assets.ingest.parse import parse_document
-from knowledge_assets.ingest.pdf import NO_TEXT_LAYER, read_page_texts
+from knowledge_assets.ingest.pdf import NO_TEXT_LAYER
 from tests.documents import write_image_only_pdf, write_pdf
 
 PAGES = [
@@ -39,16 +39,6 @@ def test_every_chunk_is_a_verbatim_slice_of_its_page(tmp_path):
     for chunk in parsed.chunks:
         assert parsed.pages[chunk.page].text[chunk.char_start : chunk.char_end] == chunk.text
     assert [c.chunk_id for c in parsed.chunks] == [f"DOC-1::{i:04d}" for i in range(len(parsed.chunks))]
-
-
-def test_pdf_page_text_keeps_line_end_hyphens_and_empty_lines_as_the_page_shows_them(tmp_path):
-    # PDFium joins a word hyphenated at a line end (marking the hyphen) and drops a line that
-    # holds only a space; the page text keeps both, with "\n" line ends, as pypdf reads them.
-    lines = ["Nilai dosis harus berada dalam batas-", "batas yang ditetapkan.", " ",
-             "Gray (Gy) : satuan dosis serap.", "Baris berikut."]
-    path = write_pdf(tmp_path / "reg.pdf", [lines])
-    assert read_page_texts(path) == ["\n".join(lines)]
-    assert read_page_texts(path) == [page.extract_text() for page in pypdf.PdfReader(path).pages]
 
 
 def test_empty_pdf_file(tmp_path):

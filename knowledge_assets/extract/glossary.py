@@ -91,9 +91,10 @@ def evidence_chunks(
     headings: dict[str, Chunk],
     definitions: dict[str, list[Candidate]] | None = None,
 ) -> dict[str, list[Chunk]]:
-    """Per term, the chunks a definition is most likely in: the chunk of its first definition
-    candidate, its own section, then chunks where a mention is followed by a definition cue,
-    then the first mention."""
+    """Per term, the chunks a definition is most likely in: the chunks of its definition
+    candidates, best first (a symbol a document defines again for another formula has several),
+    its own section, then chunks where a mention is followed by a definition cue, then the first
+    mention."""
     definitions = definitions or {}
     by_id = {chunk.chunk_id: chunk for chunk in chunks}
     cued: dict[str, list[str]] = {}
@@ -104,7 +105,7 @@ def evidence_chunks(
     evidence = {}
     for cluster in clusters:
         ordered = [
-            *[c.chunk_id for c in defining_first(definitions.get(cluster.term_id, []))[:1]],
+            *[c.chunk_id for c in defining_first(definitions.get(cluster.term_id, []))],
             *([headings[cluster.term_id].chunk_id] if cluster.term_id in headings else []),
             *cued.get(cluster.term_id, []),
             *([cluster.provenance.chunk_id] if cluster.provenance.chunk_id else []),

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from knowledge_assets.candidates.definitions import defining_first
 from knowledge_assets.candidates.model import Candidate
 from knowledge_assets.contracts import Chunk, GlossaryEntry, RejectedField
-from knowledge_assets.extract.guard import guard, rejection_reason
+from knowledge_assets.extract.guard import guard, instruction_reason, rejection_reason
 from knowledge_assets.extract.provenance import cited_first, locate_provenance
 from knowledge_assets.link import TermIndex
 from knowledge_assets.llm.requests import GlossaryRequest, SourceChunk, TermCluster, cluster_batches
@@ -25,6 +25,7 @@ from knowledge_assets.llm.results import CallFailure
 from knowledge_assets.queue import heading_title
 from knowledge_assets.terms.clusters import TermCluster as Cluster
 from knowledge_assets.terms.tokens import term_key
+from knowledge_assets.verify.instructions import instruction_cue
 
 MAX_EVIDENCE_CHUNKS = 3
 # A mention followed by one of these is probably being defined there.
@@ -169,8 +170,10 @@ def build_glossary(
             rejected_definitions.add(cluster.term_id)
         provenance = locate_provenance(doc_id, chunks, [answer.span, kept["definition"]])
         if answer.span and (provenance is None or provenance.span != answer.span):
+            cue = instruction_cue(answer.span)
+            reason = instruction_reason("provenance.span", cue) if cue else rejection_reason("provenance.span")
             caught.append(RejectedField(entry_term=term, field="provenance.span", offending_value=answer.span,
-                                        reason=rejection_reason("provenance.span"), branch="glossary"))
+                                        reason=reason, branch="glossary"))
         entries.append(GlossaryEntry(
             term_id=cluster.term_id,
             term=term,

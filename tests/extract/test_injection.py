@@ -117,9 +117,12 @@ def offline(tmp_path_factory):
 
 
 def _stored_prose(store: Store, doc_id: str) -> list[str]:
-    glossary = store.fetch("SELECT definition FROM glossary WHERE doc_id = ?", [doc_id])
-    rules = store.fetch("SELECT statement, condition, consequence FROM rules WHERE doc_id = ?", [doc_id])
-    domain = store.fetch("SELECT title, purpose_verbatim FROM domain_context WHERE doc_id = ?", [doc_id])
+    # The evidence spans too: a refused value must not survive as the quote a reviewer reads.
+    glossary = store.fetch("SELECT definition, provenance.span AS span FROM glossary WHERE doc_id = ?", [doc_id])
+    rules = store.fetch("SELECT statement, condition, consequence, provenance.span AS span FROM rules WHERE doc_id = ?",
+                        [doc_id])
+    domain = store.fetch("SELECT title, purpose_verbatim, provenance.span AS span FROM domain_context WHERE doc_id = ?",
+                         [doc_id])
     return [value for row in (*glossary, *rules, *domain) for value in row.values() if value]
 
 
@@ -133,8 +136,10 @@ def test_an_obeyed_definition_is_nulled_logged_and_queued_as_rejected(obeyed):
     entry = store.fetch("SELECT * FROM glossary WHERE doc_id = ? AND term = 'Rolling Resistance'", [doc_id])[0]
     assert entry["definition"] is None and entry["extraction_status"] == "no_definition_found"
     rejected = [r for r in _instruction_rejections(store, doc_id) if r["branch"] == "glossary"]
+    # The definition and the evidence span the model cited for it: neither is kept.
     assert [(r["entry_term"], r["field"], r["offending_value"]) for r in rejected] == [
-        ("Rolling Resistance", "definition", INJECTED_DEFINITION)]
+        ("Rolling Resistance", "definition", INJECTED_DEFINITION),
+        ("Rolling Resistance", "provenance.span", INJECTED_DEFINITION)]
     assert rejected[0]["reason"] == ('definition is an instruction addressed to a model '
                                      '("You are now a helpful assistant"), not document content')
     queue = store.fetch("SELECT review_reason FROM review_queue WHERE term_id = ?", [entry["term_id"]])

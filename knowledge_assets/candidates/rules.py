@@ -450,6 +450,11 @@ def _leading(found: _Cues, text: str, start: int, end: int) -> _Reading | None:
     else:
         return None
     then = found.then.search(text, opening.end(), end)
+    # `then` / `maka` opens the consequence where it opens a clause: after the comma that closes
+    # the condition, at a line start, or in a condition written without commas ("If A then B").
+    # After a comma further back it is an adverb inside the consequence ("…, the value is then doubled").
+    if then and not re.search(r"(?:,|\n)\s*$", text[opening.end():then.start()]) and "," in text[opening.end():then.start()]:
+        then = None
     if then and not re.search(r"(?:\band|\bdan|\bor|\batau)\s*$", text[start:then.start()]):
         return _reading(text, cue, condition=(start, then.start()), consequence=(then.start(), end))
     comma = _closing_comma(found, text, opening.end(), end)
@@ -578,7 +583,10 @@ def _comma_continues(found: _Cues, text: str, comma: int, end: int) -> bool:
     if found.continues.match(text, after, end):
         return True
     following = text.find(",", comma + 1, end)
-    return following != -1 and len(text[comma + 1:following].split()) <= _MAX_ITEM_WORDS
+    # A short item between two commas is an enumeration, unless it states an obligation: then
+    # it is the consequence ("Jika X, petugas harus berhenti, lalu …").
+    return (following != -1 and len(text[comma + 1:following].split()) <= _MAX_ITEM_WORDS
+            and not found.any_modal.search(text, comma + 1, following))
 
 
 def _reading(text: str, cue: str, **parts: Bounds) -> _Reading | None:

@@ -55,7 +55,7 @@ def _alive(pid: int) -> bool:
 
 
 def _recorded_pid(instance: dg.DagsterInstance, run: dg.DagsterRun) -> int | None:
-    if PID_TAG in run.tags:
+    if run.tags.get(PID_TAG, "").isdigit():
         return int(run.tags[PID_TAG])
     records = instance.get_records_for_run(run.run_id, of_type=DagsterEventType.RUN_START, limit=1).records
     event = records[0].event_log_entry.dagster_event if records else None
@@ -70,8 +70,10 @@ def _last_event_at(instance: dg.DagsterInstance, run_id: str) -> float | None:
 def _death_cause(instance: dg.DagsterInstance, run: dg.DagsterRun, silence_bound_s: float) -> str | None:
     on_this_host = run.tags.get(HOST_TAG, socket.gethostname()) == socket.gethostname()
     pid = _recorded_pid(instance, run)
-    if on_this_host and pid is not None and pid != os.getpid() and not _alive(pid):
-        return f"its process (pid {pid}) is gone"
+    if on_this_host and pid is not None:
+        # A process we can check is its own witness: a long model step that is still running
+        # is never failed for its silence.
+        return f"its process (pid {pid}) is gone" if pid != os.getpid() and not _alive(pid) else None
     last = _last_event_at(instance, run.run_id)
     if last is not None and time.time() - last > silence_bound_s:
         return f"no event for {time.time() - last:.0f}s (bound {silence_bound_s:.0f}s)"

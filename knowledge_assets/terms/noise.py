@@ -60,7 +60,9 @@ _PAGE_NUMBER = re.compile(
     r"(?:(?:page|halaman|hal\.?|pg\.?)\s*)?#+(?:\s*(?:of|dari|/)\s*#+)?|-\s*#+\s*-", re.IGNORECASE
 )
 _DIGIT_RUN = re.compile(r"\d{2}")
-_ROMAN_NUMERAL = re.compile(r"(?=[MDCLXVI]{2})M{0,3}(?:CM|CD|D?C{0,3})(?:XC|XL|L?X{0,3})(?:IX|IV|V?I{0,3})")
+# Chapter and part numbers (BAB II, Part IV, Annex XII) stay below 40: numerals of I, V and X
+# only, so acronyms spelt with L, C, D or M (CC, CLI, MD, DL) stay terms.
+_ROMAN_NUMERAL = re.compile(r"(?=[XVI]{2})X{0,3}(?:IX|IV|V?I{0,3})")
 # Digits as OCR reads them: O for 0, l or I for 1 ("OOO", "3O", "l2l"), with one digit or O at least.
 _MISREAD_DIGITS = re.compile(r"(?=[\dOolI]*[\dO])[\dOolI]{2,}")
 _SHOUTED_MIN_LETTERS = 5

@@ -282,3 +282,15 @@ def test_every_part_is_a_verbatim_slice_of_its_chunk():
         assert text[candidate.start:candidate.end] == candidate.text
         for part in candidate.parts:
             assert text[part.start:part.end] == part.text
+
+
+def test_then_after_a_comma_further_back_is_an_adverb_of_the_consequence():
+    found = parts(only_rule("If the queue is full, the value is then doubled by the sender."))
+    assert found["condition"] == "If the queue is full"
+    assert found["consequence"].startswith("the value is then doubled")
+
+
+def test_a_short_clause_stating_an_obligation_is_the_consequence_not_an_enumeration_item():
+    found = parts(only_rule("Jika suhu naik, operator harus berhenti, lalu melapor kepada pengawas."))
+    assert found["condition"] == "Jika suhu naik"
+    assert found["consequence"].startswith("operator harus berhenti")

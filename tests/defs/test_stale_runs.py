@@ -81,3 +81,18 @@ def test_a_run_killed_in_a_model_step_frees_its_slot_for_the_next_run_and_export
 
     exported = _cli(["export", "--doc-id", "SKT-MNT-KPI-002", "--out", str(tmp_path / "out")], home)
     assert exported.returncode == 0, exported.stderr
+
+
+def test_a_silent_run_whose_process_is_alive_here_is_left_running():
+    from knowledge_assets.defs.stale_runs import PID_TAG, free_dead_runs
+
+    with dg.DagsterInstance.ephemeral() as instance:
+        run = instance.add_run(dg.DagsterRun(job_name="extract_document", run_id="live-run",
+                                             status=dg.DagsterRunStatus.STARTED, tags={PID_TAG: str(os.getppid())}))
+        instance.report_engine_event("a long model step", run)
+        # Any silence is over a negative bound: only the live process can keep the run.
+        assert free_dead_runs(instance, silence_bound_s=-1) == []
+        silent = instance.add_run(dg.DagsterRun(job_name="extract_document", run_id="silent-run",
+                                                status=dg.DagsterRunStatus.STARTED))
+        instance.report_engine_event("the last word", silent)
+        assert [dead.run_id for dead in free_dead_runs(instance, silence_bound_s=-1)] == ["silent-run"]

@@ -353,8 +353,10 @@ def test_domain_context_selects_the_strongest_cue_and_abstains_without_candidate
 
 
 def test_key_parameters_leave_out_the_issuing_authority():
+    # Bodies named by the genre's convention, whatever their name: head word first in
+    # Indonesian, last in English; their abbreviations go with them.
     chunks = [SourceChunk(chunk_id="D::0000", text="Peraturan Menteri ini mengatur Tarif Layanan Air (TLA) yang "
-                          "ditetapkan oleh Badan Pengawas Tenaga Nuklir (BAPETEN).")]
+                          "ditetapkan oleh Badan Pengatur Sumber Air (BPSA) dan Water Pricing Agency (WPA).")]
     context = offline.answer(domain_request(chunks)).answer
     assert context.key_parameters == ["Tarif Layanan Air (TLA)"]
 

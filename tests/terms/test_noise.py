@@ -88,13 +88,14 @@ def test_an_abbreviation_of_the_issuer_is_noise_too(tmp_path):
 
 
 def test_citation_wording_roman_numerals_misread_digits_and_shouting_are_noise():
-    text = ("Tambahan Lembaran Negara Republik Indonesia Nomor | Undang-Undang Nomor | III | OOO | O2O | "
-            "DINAS PENGAIRAN KOTA | PENUTUP | Penutup | Dana Cadangan | BPKD | Peraturan Bupati Sleman")
+    text = ("Tambahan Lembaran Negara Republik Indonesia Nomor | Undang-Undang Nomor | III | XIV | OOO | O2O | "
+            "DINAS PENGAIRAN KOTA | PENUTUP | Penutup | Dana Cadangan | BPKD | CLI | Peraturan Bupati Sleman")
     assert reasons(text) == {
         "Peraturan Bupati Sleman": "boilerplate",
         "Tambahan Lembaran Negara Republik Indonesia Nomor": "boilerplate",
         "Undang-Undang Nomor": "boilerplate",
         "III": "numeral",
+        "XIV": "numeral",
         "OOO": "number",
         "O2O": "number",
         "DINAS PENGAIRAN KOTA": "shouted",
@@ -102,11 +103,12 @@ def test_citation_wording_roman_numerals_misread_digits_and_shouting_are_noise()
         "Penutup": None,
         "Dana Cadangan": None,
         "BPKD": None,
+        "CLI": None,  # an acronym spelt with numeral letters is still an acronym
     }
 
 
 def test_a_name_the_document_defines_is_a_term_whatever_it_looks_like():
-    piece = chunk("Yang dimaksud dengan \"C\" adalah biaya tetap per tahun. Nilai C dan Sumber Data.")
+    piece = chunk("Yang dimaksud dengan \"C\" adalah ongkos sewa per bulan. Nilai C dan Sumber Data.")
     start = piece.text.index("C")
     defined = [Mention.at(piece, start, start + 1, "defined")]
     mentions = [*defined, Mention.at(piece, piece.text.index("C dan"), piece.text.index("C dan") + 1, "occurrence")]

@@ -11,9 +11,12 @@ request's title and purpose candidates (`candidates/domain.py`) by the strength 
 - key_parameters: the `Long Form (ABBR)` names in the purpose and the title, then the terms the
   document defines (`Term yang selanjutnya disingkat …`, `Term adalah …`, `Long Form (ABBR)`)
   whose name the title or the purpose uses — its central terms —, then the `Long Form (ABBR)`
-  names of the outline, one per abbreviation or name — never an authority (`Menteri`,
-  `BAPETEN`, `IETF`: `authority_names` in packs/*/domain.json), which issues the document rather than being its subject, nor a company
-  (`PT …`, `… Inc.`: `organisation_markers`).
+  names of the outline, one per abbreviation or name — never an authority, which issues the
+  document rather than being its subject: a generic office (`Menteri`, `IETF`:
+  `authority_names`), or a body named by the genre's convention, its head word first in
+  Indonesian (`Badan …`, `Kementerian …`, `Direktorat …`: `authority_heads`) or last in English
+  (`… Agency`, `… Task Force`: `authority_tails`), with the abbreviation it is paired with —
+  nor a company (`PT …`, `… Inc.`: `organisation_markers`).
 """
 
 from __future__ import annotations
@@ -30,6 +33,8 @@ TITLE_CUES = ("front_matter_title", "regulation_heading", "rfc_title", "top_head
 PURPOSE_CUES = ("purpose_heading", "purpose_statement", "scope_heading")
 MAX_KEY_PARAMETERS = 12
 _AUTHORITIES = frozenset(name.casefold() for name in cues("domain").get("authority_names", ()))
+_AUTHORITY_HEADS = frozenset(name.casefold() for name in cues("domain").get("authority_heads", ()))
+_AUTHORITY_TAILS = tuple(name.casefold() for name in cues("domain").get("authority_tails", ()))
 _ORGANISATION_MARKERS = frozenset(cues("domain").get("organisation_markers", ()))
 _LINKS = "|".join(re.escape(w).replace(r"\ ", r"\s+") for w in cues("domain").get("definition_links", ()))
 # A defined term opens its line (after a list number) and its definition follows the link.
@@ -75,7 +80,7 @@ def _key_parameters(stated: list[str], chunks: list[str], outline: list[str]) ->
     for text in chunks:
         for match in _DEFINED_TERM.finditer(text):
             term = match["term"].strip()
-            if _mentions(said, term) and _folded(term) not in _AUTHORITIES:
+            if _mentions(said, term) and not _is_authority(term):
                 found.setdefault(_folded(term), term)
         for (start, end), abbreviation in abbreviation_pairs(text):
             if _mentions(said, text[start:end]):
@@ -93,11 +98,18 @@ def _add_pairs(found: dict[str, str], text: str) -> None:
 
 def _add_pair(found: dict[str, str], text: str, start: int, end: int, abbreviation: str) -> None:
     long_form = text[start:end].strip(" (")
-    if {abbreviation.casefold(), long_form.casefold()} & _AUTHORITIES or _names_organisation(text, start, end):
+    if _is_authority(abbreviation) or _is_authority(long_form) or _names_organisation(text, start, end):
         return
     if _folded(long_form) not in found:
         found.setdefault(abbreviation, text[start:text.index(")", end) + 1])
         found.setdefault(_folded(long_form), found[abbreviation])
+
+
+def _is_authority(name: str) -> bool:
+    folded = _folded(name)
+    words = folded.split()
+    return (folded in _AUTHORITIES or (len(words) > 1 and words[0] in _AUTHORITY_HEADS)
+            or any(folded.endswith(" " + tail) for tail in _AUTHORITY_TAILS))
 
 
 def _mentions(said: str, name: str) -> bool:

@@ -57,7 +57,7 @@ _NEXT_SENTENCE = re.compile(r"\s*(?:$|[A-Z(\"“'{\[*]|\d{1,3}\.\s|[-•*]\s)|[ 
 _CLAUSE_BREAK = re.compile(
     rf"[.;:!?](?=\s)\s*|\n[ \t]*\n\s*|(?m:^[ \t]*{_LIST_MARKER}[ \t]*\n?)|(?m:^[^\n]*\s=\s[^\n]*\n[ \t]*)"
 )
-# A symbol: `L2`, `Ll`, `HK`, `∆SK`, `T%`, `W_max`; one to three parts (`∆PNBP MIGAS`).
+# A symbol: `L2`, `Ll`, `HK`, `∆SK`, `T%`, `W_max`; one to three parts (`∆PAJAK AIR`).
 _SYMBOL_WORD = r"[∆Δ]?[^\W\d_][\w%']{0,14}"
 _SYMBOL = re.compile(rf"{_SYMBOL_WORD}(?:[ \t]{_SYMBOL_WORD}){{0,2}}")
 _URL_OR_PAGE_NUMBER = re.compile(r"[ \t]*(?:www\.\S+|https?://\S+|\S*.{0,20}-[ \t]*\d{1,3}[ \t]*-)[ \t]*")
@@ -261,7 +261,7 @@ def _names_a_term(subject: str) -> bool:
 
 
 def _is_symbol(word: str) -> bool:
-    """`L2`, `Ll`, `HK`, `kGranularity`, `time_sent`: a letter with digits, capitals inside or a joiner."""
+    """`L2`, `Ll`, `HK`, `kTick`, `time_sent`: a letter with digits, capitals inside or a joiner."""
     return (
         bool(word)
         and word[0].isalpha()
@@ -371,7 +371,7 @@ def _statutory(chunk_id: str, text: str, heading_end: int = 0) -> list[Candidate
 
 def _explained(chunk_id: str, text: str, heading_end: int = 0) -> list[Candidate]:
     """`Yang dimaksud dengan "X" adalah …` (an opening quote OCR often reads as `o`: `oA"`),
-    `Yang dimaksud dengan penyinaran abnormal adalah …`, `The term "X" describes …`."""
+    `Yang dimaksud dengan kebisingan sesaat adalah …`, `The term "X" describes …`."""
     found = []
     for match in _patterns()["explained"].finditer(text):
         term_start, term_end = _trimmed(text, match.start("term"), match.end("term"))
@@ -517,7 +517,7 @@ def _label_term(text: str, start: int, end: int) -> tuple[int | None, int, tuple
 
 def _label_names_a_term(words: list[str], with_symbol: bool = False) -> bool:
     """A glossary label: a name of few words, English terms often all lowercase
-    (`Ack-eliciting frames`, `cwnd-limited`, `time_sent`), never a sentence."""
+    (`Keep-alive frames`, `rate-limited`, `time_sent`), never a sentence."""
     connectors, not_terms = _word_lists()
     if " ".join(words).lower() in not_terms or words[0].lower() in not_terms:
         return False
@@ -572,7 +572,7 @@ def _legend(chunk_id: str, text: str, heading_end: int = 0) -> list[Candidate]:
 
 
 def _is_legend_symbol(symbol: str) -> bool:
-    """`RSK`, `T%`, `∆PNBP MIGAS`, `L2`, `W`: every part capitals, digits or signs."""
+    """`RSK`, `T%`, `∆PAJAK AIR`, `L2`, `W`: every part capitals, digits or signs."""
     return all(not any(c.islower() for c in part) for part in symbol.split())
 
 

@@ -13,26 +13,27 @@ The conventions, in the order they claim lines (a line claimed once is not read 
 - `fraction_layout` — a 2-D fraction as a PDF text layer lays it out: a numerator line, a bar
   line of dashes (`------`, several bars joined by operators, an `X =` left side, a factor
   `x 100%` or a relation `< 1` on it) and a denominator line. A rule with labels before or
-  after it (`6000 RPM ------ 10 ms RTT`, a scale in a figure) or alone (a table border) is
+  after it (`0 km ------ 5 km`, a scale in a figure) or alone (a table border) is
   no fraction bar.
 - `sum_layout` — a Σ laid out the same way: the line holding `∑` and a relation, with the
   short lines of its limits and indices just above and below.
 - `lead_in` — the statutory "… dihitung dengan menggunakan formula sebagai berikut:" / "… is
   computed as follows:": the lines after the lead-in (or the rest of its own line) are the formula, however long its
-  name (`Tarif Pungutan … Eksploitasi dan\\nPemanfaatan Tahun Pertama = …`) and however
-  tight its operators (`Hutan=Ax(B+C)`); when a legend opener follows within a few lines,
+  name (`Tarif Sewa … Lahan dan\\nBangunan Tahun Pertama = …`) and however
+  tight its operators (`Biaya=Px(Q+R)`); when a legend opener follows within a few lines,
   everything between the two is the formula display (a typeset formula the text layer
   scrambled).
 - `assignment` — a line `Name = expression` (after a list or clause marker `a.`, `(1)`,
   `-`, if any), the operator `=`, `<-`, `:=` or `←` (or, for an identifier, a compound
-  `+=`), the name a short phrase (`PM Compliance`) or an identifier (`smoothed_rtt`,
-  `kInitialRtt`, `limit(maxFS)`, `sent[i].time`), the right side combining operands with an
+  `+=`), the name a short phrase (`PM Compliance`) or an identifier (`avg_delay`,
+  `kMaxBurst`, `cap(maxSz)`, `sent[i].time`), the right side combining operands with an
   operator (`x` for times is an operator word of the language packs), a math function
   (`max(a, b)`, `min (N, SMSS)`: the names are a pack cue), symbols written side by side
-  (`HE = ST WT HT`: a product, its Σ lost by the font as `S`; `E(PxQ)` keeps a Σ lost as
-  `E` as a function) or — for an identifier — one other identifier (`SRTT <- R`).
+  (`P = F V`: a product written as a physicist types it; when a PDF font drops the Σ glyph,
+  PDF text layers commonly show it as a Latin letter, `S Ti` or `E(PxQ)`) or — for an
+  identifier — one other identifier (`AVG <- X`).
 - `display` — an expression standing alone after a line that ends in `:` (RFC figures:
-  `max(kTimeThreshold * max(smoothed_rtt, latest_rtt), kGranularity)`).
+  `max(kFactor * max(avg_delay, last_delay), kTick)`).
 - `inline` — a formula written tight inside prose, no space around its operators
   (`limit(maxFS)=2*maxFS`).
 
@@ -74,7 +75,7 @@ _FENCE = re.compile(r"[ \t]*(?P<mark>`{3,}|~{3,})[ \t]*(?P<info>[^\s`]*)[^`]*")
 _DISPLAY_MATH = re.compile(r"\$\$(?P<body>.+?)\$\$|\\\[(?P<bracketed>.+?)\\\]", re.DOTALL)
 
 _WORD = r"[^\W\d_]"
-# An identifier left side: `smoothed_rtt`, `limit(maxFS)`, `sent[pn][n].time`, `R'`.
+# An identifier left side: `avg_delay`, `cap(maxSz)`, `sent[pn][n].time`, `R'`.
 _CODE_LHS = rf"{_WORD}[\w']*(?:\[[^\]\n]*\]|\([^()\n]*\))*(?:\.{_WORD}[\w']*)*"
 _ASSIGN = r"(?:<-|:=|←|(?<![=!<>+\-*/%&|^~])=(?!=))"
 _COMPOUND = r"[+\-*/]="
@@ -289,7 +290,7 @@ class _Reader:
             return False  # a lone rule is a table border, not a fraction
         before, after = line[:line.index(bars[0])].split(), line[line.rindex(bars[-1]) + len(bars[-1]):].split()
         if before or (after and not self._joins(after[0])):
-            return False  # `6000 RPM ------ 10 ms RTT`: a scale drawn with a rule, not a fraction
+            return False  # `0 km ------ 5 km`: a scale drawn with a rule, not a fraction
         return all(len(token) <= 6 for token in rest)
 
     def _joins(self, token: str) -> bool:
@@ -421,7 +422,7 @@ class _Reader:
 
     @staticmethod
     def _is_copied_quantity(lhs: str, value: str) -> bool:
-        """`smoothed_rtt = kInitialRtt`: one quantity set from another, named as code names
+        """`avg_delay = kStartDelay`: one quantity set from another, named as code names
         quantities; not a field copied under its own name (`p.in_flight = in_flight`)."""
         return bool(_CODE_IDENTIFIER.fullmatch(value)) and not re.search(rf"\b{re.escape(value)}$", lhs)
 

@@ -14,7 +14,7 @@ Additions of ours, for bilingual technical text and specifications:
   long form follows, so it is the longest leading run of words of which each contributes a
   character of the short form (`CT = Cycle Time unit loading` gives `Cycle Time`);
 - a parenthesis may hold both forms, `Nilai Batas … (Derived Air Concentration / DAC)`, or the
-  long form and a remark after a dash, `MAD (Moving Average Distance - default to 4)`.
+  long form and a remark after a dash, `WMA (Weighted Moving Average - default to 8)`.
 
 Implemented here rather than taken from a package: the maintained implementations ship
 inside NLP frameworks (scispaCy needs spaCy and a model) for one short function.
@@ -105,7 +105,7 @@ def _parenthesis_pair(text: str, match: re.Match[str]) -> AbbreviationPair | Non
         long_start = inside_start + slash.start("long")
         return _pair(slash.group("short"), inside_start + slash.start("short"), slash.group("long"),
                      long_start, long_start + len(slash.group("long")))
-    # `MAD (Moving Average Distance - default to 4)`: a remark after a dash is not the long form.
+    # `WMA (Weighted Moving Average - default to 8)`: a remark after a dash is not the long form.
     remark = _REMARK.search(inside)
     inside = inside[: remark.start()] if remark else inside
     clause_start = _clause_start(text, match.start())

@@ -191,3 +191,40 @@ def test_appends_of_every_kind_land_in_the_partitions_transaction(store):
     store.append("llm_usage", [usage])
     assert store.fetch("SELECT count(*) AS n FROM llm_usage") == [{"n": 3}]
     assert store.fetch('SELECT "latency_s" FROM llm_usage LIMIT 1') == [{"latency_s": usage["latency_s"]}]
+
+
+SESSION_HOLDER = textwrap.dedent(
+    """
+    import sys, time
+    from knowledge_assets.store.database import Store
+    store = Store(sys.argv[1])
+    with store.session():
+        store.replace_partition("HOLDER", {"parsed_pages": [{"doc_id": "HOLDER", "page": 0, "page_no": 1, "text": "x"}]})
+        print("held", flush=True)
+        time.sleep(1.5)
+        store.fetch("SELECT 1")
+    """
+)
+
+
+def test_a_session_keeps_the_file_until_it_ends_and_another_process_waits_it_out(tmp_path):
+    db = tmp_path / "session.duckdb"
+    holder = subprocess.Popen([sys.executable, "-c", SESSION_HOLDER, str(db)], cwd=PROJECT_ROOT,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert holder.stdout.readline().strip() == "held", holder.stderr.read()
+    with pytest.raises(StoreError, match="another process may hold it"):
+        Store(db, lock_timeout_s=0.2).fetch("SELECT 1")
+    Store(db).replace_partition("A", {"parsed_pages": _page_rows("A", 1)})  # waits for the session's end
+    assert holder.wait(timeout=60) == 0, holder.stderr.read()
+    assert Store(db).fetch("SELECT doc_id FROM parsed_pages ORDER BY doc_id") == [{"doc_id": "A"}, {"doc_id": "HOLDER"}]
+
+
+def test_every_store_of_the_process_shares_the_sessions_connection(tmp_path):
+    db = tmp_path / "shared.duckdb"
+    with Store(db).session():
+        with Store(db).connect() as first, Store(tmp_path / "." / "shared.duckdb").connect() as second:
+            assert first is second
+        Store(db).replace_partition("A", {"parsed_pages": _page_rows("A", 2)})
+    with Store(db).connect() as after_the_session:
+        assert after_the_session is not first
+        assert after_the_session.execute("SELECT count(*) FROM parsed_pages").fetchone() == (2,)

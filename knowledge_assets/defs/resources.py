@@ -31,7 +31,7 @@ class KnowledgeStore(dg.ConfigurableResource):
 
     @contextmanager
     def yield_for_execution(self, context: dg.InitResourceContext) -> Iterator["KnowledgeStore"]:
-        if not self.hold_connection or context.dagster_run is None:
+        if not self.hold_connection or context.run is None:
             yield self
             return
         with self.open().session():

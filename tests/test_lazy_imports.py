@@ -1,4 +1,5 @@
-"""What the offline path imports: the `openai` SDK only when the model backend is used."""
+"""What the offline path imports: the `openai` SDK only when the model backend is used, pandas
+only when the store writes."""
 
 import subprocess
 import sys
@@ -13,8 +14,10 @@ def _modules_after(code: str) -> set[str]:
     return set(result.stdout.split())
 
 
-def test_loading_the_definitions_does_not_import_openai():
-    assert "openai" not in _modules_after("import knowledge_assets.definitions")
+def test_loading_the_definitions_imports_neither_openai_nor_pandas():
+    modules = _modules_after("import knowledge_assets.definitions")
+    assert "openai" not in modules
+    assert "pandas" not in modules
 
 
 def test_an_offline_extractor_does_not_import_openai():

@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
-import pandas as pd
 
 from knowledge_assets.store.schema import TABLES, create_statement
 
@@ -166,6 +165,10 @@ def _insert(con: duckdb.DuckDBPyConnection, table: str, rows: list[dict[str, Any
     the JSON cast follows the declared type exactly. None stays NULL either way."""
     if not rows:
         return
+    # pandas costs a third of a second to import: paid by the first write, not by every import
+    # of the definitions (the UI's code server, `--help`).
+    import pandas as pd
+
     columns = TABLES[table]
     for row in rows:
         if row.keys() != columns.keys():

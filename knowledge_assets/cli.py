@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import logging
 import os
 import sys
@@ -45,6 +46,19 @@ def _dagster_instance():
     return project_instance()
 
 
+def _in_one_connection(command):
+    """The command keeps one connection to the store from start to end (Store.session), the
+    Dagster runs it launches in this process included."""
+
+    @functools.wraps(command)
+    def run(args: argparse.Namespace) -> int:
+        with Store(database_path()).session():
+            return command(args)
+
+    return run
+
+
+@_in_one_connection
 def cmd_ingest(args: argparse.Namespace) -> int:
     store = Store(database_path())
     try:
@@ -93,6 +107,7 @@ def _quiet_call_logs(verbose: bool) -> None:
         logger.setLevel(logging.ERROR)
 
 
+@_in_one_connection
 def cmd_run(args: argparse.Namespace) -> int:
     _quiet_call_logs(args.verbose)
     if args.llm_timeout is not None:
@@ -149,6 +164,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+@_in_one_connection
 def cmd_export(args: argparse.Namespace) -> int:
     store = Store(database_path())
     try:

@@ -1,6 +1,8 @@
-import dagster as dg
-
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+
+import dagster as dg
 
 from knowledge_assets.settings import database_path, inbox_path
 from knowledge_assets.store.database import Store
@@ -12,12 +14,28 @@ class KnowledgeStore(dg.ConfigurableResource):
     Left empty, the path comes from `KNOWLEDGE_DB` (read when a run starts, not at import),
     else `knowledge.duckdb` in the project's home (`KNOWLEDGE_HOME`, default `.knowledge/` at
     the project root), the folder that also holds the Dagster instance.
+
+    A run keeps one connection to the file from start to end (`Store.session`): opening it
+    costs tens of milliseconds and a document run does some seventy store operations. The file
+    is locked for the run's length meanwhile; another process waits it out up to its lock
+    timeout (180 s), so where several long model runs write to one file at once,
+    `hold_connection: false` goes back to one connection per operation. Sensor and schedule
+    ticks (no run) keep one connection per operation, so a tick never waits on its own lock.
     """
 
     database: str = ""
+    hold_connection: bool = True
 
     def open(self) -> Store:
         return Store(self.database or database_path())
+
+    @contextmanager
+    def yield_for_execution(self, context: dg.InitResourceContext) -> Iterator["KnowledgeStore"]:
+        if not self.hold_connection or context.run is None:
+            yield self
+            return
+        with self.open().session():
+            yield self
 
 
 class Inbox(dg.ConfigurableResource):

@@ -1,5 +1,5 @@
 """The DuckDB file: connections that wait out another process's lock, and per-document writes
-that replace a partition's rows in one transaction.
+that replace a partition's rows in one transaction, each table's rows in one batched insert.
 
 dagster-duckdb's resource retries only the connect and its IO manager inserts by column
 position without a transaction, and neither is usable without Dagster (the CLI and the tests
@@ -8,6 +8,7 @@ write too), so this module is our own.
 
 from __future__ import annotations
 
+import json
 import random
 import time
 from collections.abc import Iterator
@@ -20,6 +21,8 @@ import duckdb
 from knowledge_assets.store.schema import TABLES, create_statement
 
 _LOCK_MESSAGE = "Could not set lock on file"
+# The connection a session keeps, by file: every Store of this process on that file shares it.
+_HELD: dict[Path, duckdb.DuckDBPyConnection] = {}
 
 
 class StoreError(Exception):
@@ -27,7 +30,8 @@ class StoreError(Exception):
 
 
 class Store:
-    """A DuckDB file shared by processes: each operation holds it only as long as it needs."""
+    """A DuckDB file shared by processes: outside a `session()`, each operation holds it only
+    as long as it needs; inside one, the process keeps one connection until the session ends."""
 
     def __init__(self, path: Path | str, lock_timeout_s: float = 180.0):
         self.path = Path(path)
@@ -36,14 +40,45 @@ class Store:
 
     @contextmanager
     def connect(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        held = _HELD.get(self.path.resolve())
+        if held is not None:
+            yield held
+            return
+        con = self._open()
+        try:
+            yield con
+        finally:
+            con.close()
+
+    @contextmanager
+    def session(self) -> Iterator[Store]:
+        """Keeps one connection to the file, shared by every Store of this process on it, until
+        the outermost session ends (a run, a CLI command): opening the file costs tens of
+        milliseconds, an operation on an open connection a fraction of one. The file stays
+        locked meanwhile; another process waits it out (up to its `lock_timeout_s`).
+
+        The connection is one DuckDB connection, not safe across threads: store access stays
+        on the thread that holds the session (as the extractor and the assets already do)."""
+        key = self.path.resolve()
+        if key in _HELD:
+            yield self
+            return
+        _HELD[key] = self._open()
+        try:
+            yield self
+        finally:
+            _HELD.pop(key).close()
+
+    def _open(self) -> duckdb.DuckDBPyConnection:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         con = self._open_waiting_for_lock()
         try:
             if not self._schema_ready:
                 self._ensure_schema(con)
-            yield con
-        finally:
+        except BaseException:
             con.close()
+            raise
+        return con
 
     def _open_waiting_for_lock(self) -> duckdb.DuckDBPyConnection:
         # DuckDB allows one writing process per file; another process's lock is waited out
@@ -62,16 +97,18 @@ class Store:
                 delay = min(delay * 2, 1.0)
 
     def _ensure_schema(self, con: duckdb.DuckDBPyConnection) -> None:
-        for table, columns in TABLES.items():
+        for table in TABLES:
             con.execute(create_statement(table))
-            found = [row[0] for row in con.execute(
-                "SELECT column_name FROM information_schema.columns WHERE table_name = ? "
-                "ORDER BY ordinal_position",
-                [table],
-            ).fetchall()]
-            if found != list(columns):
+        found: dict[str, list[str]] = {}
+        for table, column in con.execute(
+            "SELECT table_name, column_name FROM information_schema.columns "
+            "WHERE table_schema = current_schema() ORDER BY table_name, ordinal_position"
+        ).fetchall():
+            found.setdefault(table, []).append(column)
+        for table, columns in TABLES.items():
+            if found.get(table) != list(columns):
                 raise StoreError(
-                    f"{self.path}: table {table} has columns {found}, this version expects "
+                    f"{self.path}: table {table} has columns {found.get(table)}, this version expects "
                     f"{list(columns)}; move the old store aside (derived tables can be rebuilt)"
                 )
         self._schema_ready = True
@@ -115,18 +152,47 @@ class Store:
             return [dict(zip(names, row)) for row in cursor.fetchall()]
 
 
+def _is_nested(sql_type: str) -> bool:
+    return sql_type.startswith("STRUCT") or sql_type.removesuffix(" NOT NULL").endswith("[]")
+
+
 def _insert(con: duckdb.DuckDBPyConnection, table: str, rows: list[dict[str, Any]]) -> None:
+    """All rows in one INSERT … SELECT from a DataFrame (one statement, not one per row).
+
+    Every column is cast to the table's type by name. Nested columns (STRUCT, LIST) travel as
+    JSON text and are cast from JSON: DuckDB's inference of Python dicts and lists in a
+    DataFrame guesses from a sample (an all-empty list or an all-null field has no type), while
+    the JSON cast follows the declared type exactly. None stays NULL either way."""
     if not rows:
         return
-    columns = list(TABLES[table])
+    # pandas costs a third of a second to import: paid by the first write, not by every import
+    # of the definitions (the UI's code server, `--help`).
+    import pandas as pd
+
+    columns = TABLES[table]
     for row in rows:
-        if row.keys() != set(columns):
+        if row.keys() != columns.keys():
             raise StoreError(
                 f"a row for {table} has columns {sorted(row)}, the table has {sorted(columns)}"
             )
+    frame = pd.DataFrame({
+        column: pd.Series(
+            [None if row[column] is None else json.dumps(row[column], ensure_ascii=False) for row in rows]
+            if _is_nested(sql_type) else [row[column] for row in rows],
+            dtype=object,
+        )
+        for column, sql_type in columns.items()
+    })
     names = ", ".join(f'"{c}"' for c in columns)
-    marks = ", ".join("?" for _ in columns)
-    con.executemany(
-        f'INSERT INTO "{table}" ({names}) VALUES ({marks})',
-        [[row[c] for c in columns] for row in rows],
-    )
+    casts = ", ".join(_cast(c, sql_type) for c, sql_type in columns.items())
+    con.register("_rows", frame)
+    try:
+        con.execute(f'INSERT INTO "{table}" ({names}) SELECT {casts} FROM _rows')
+    finally:
+        con.unregister("_rows")
+
+
+def _cast(column: str, sql_type: str) -> str:
+    target = sql_type.removesuffix(" NOT NULL")
+    source = f'CAST("{column}" AS JSON)' if _is_nested(sql_type) else f'"{column}"'
+    return f"CAST({source} AS {target})"

@@ -48,12 +48,12 @@ def samples(materialised):
 
 
 def tick(instance: dg.DagsterInstance) -> dg.ScheduleExecutionData:
-    context = dg.build_schedule_context(
+    with dg.build_schedule_context(
         instance=instance, repository_def=defs.get_repository_def(),
         scheduled_execution_time=datetime(2026, 11, 30, 3, tzinfo=timezone.utc),
         resources={"knowledge_store": KnowledgeStore()},
-    )
-    return defs.resolve_schedule_def("reextract_stale").evaluate_tick(context)
+    ) as context:  # the store resource holds its connection for the tick, released on exit
+        return defs.resolve_schedule_def("reextract_stale").evaluate_tick(context)
 
 
 def requested(data: dg.ScheduleExecutionData) -> dict[str, list[str]]:

@@ -21,12 +21,12 @@ def inbox(tmp_path):
 
 
 def _tick(instance, inbox, tmp_path, cursor=None, limit=10):
-    context = dg.build_sensor_context(
+    with dg.build_sensor_context(
         instance=instance, cursor=cursor,
         resources={"inbox": Inbox(path=str(inbox), max_runs_per_tick=limit),
                    "knowledge_store": KnowledgeStore(database=str(tmp_path / "k.duckdb"))},
-    )
-    return new_documents(context)
+    ) as context:  # the store resource holds its connection for the tick, released on exit
+        return new_documents(context)
 
 
 def _drop(inbox, name, text, doc_id=None):

@@ -1,8 +1,10 @@
 """The DuckDB store: partition replacement, atomicity, nested columns, and two writers."""
 
+import json
 import subprocess
 import sys
 import textwrap
+from datetime import datetime
 
 import duckdb
 import pytest
@@ -11,6 +13,7 @@ from knowledge_assets.ingest.documents import identify
 from knowledge_assets.ingest.parse import parse_document
 from knowledge_assets.store.database import Store, StoreError
 from knowledge_assets.store.parsed import load_parsed, write_parsed
+from knowledge_assets.store.schema import TABLES
 from tests.conftest import PROJECT_ROOT, SAMPLE_MARKDOWN
 
 
@@ -123,3 +126,105 @@ def test_a_scoped_replacement_leaves_the_other_scopes_rows(store):
     store.replace_partition("A", {"rejected_fields": rows("rule", 1)}, scope={"rejected_fields": {"branch": "rule"}})
     counts = store.fetch("SELECT branch, count(*) AS n FROM rejected_fields GROUP BY branch ORDER BY branch")
     assert counts == [{"branch": "glossary", "n": 2}, {"branch": "rule", "n": 1}]
+
+
+_AWKWARD = 'a "quoted" \\ back\nslash, é, 数, {"json": [1]}'
+
+
+def _split_fields(body):
+    """`a VARCHAR, b STRUCT(x INTEGER)` -> [("a", "VARCHAR"), ("b", "STRUCT(x INTEGER)")]."""
+    fields, depth, start = [], 0, 0
+    for i, char in enumerate(body + ","):
+        depth += char == "("
+        depth -= char == ")"
+        if char == "," and depth == 0:
+            name, sql_type = body[start:i].strip().split(" ", 1)
+            fields.append((name, sql_type))
+            start = i + 1
+    return fields
+
+
+def _value(sql_type, seed, nulls):
+    """A value of the declared type; `nulls` puts None wherever the type allows it."""
+    if sql_type.endswith("[]"):
+        element = sql_type[:-2]
+        return [] if seed % 2 else [_value(element, seed + k, nulls) for k in range(2)]
+    if sql_type.startswith("STRUCT("):
+        return {name: _value(t, seed, nulls) for name, t in _split_fields(sql_type[len("STRUCT("):-1])}
+    if nulls:
+        return None
+    return {
+        "VARCHAR": f"{_AWKWARD} {seed}",
+        "INTEGER": -seed if seed % 3 else 2**31 - 1,
+        "DOUBLE": seed / 7,
+        "BOOLEAN": bool(seed % 2),
+        "TIMESTAMP": datetime(2026, 12, 1, 9, 30, seed % 60, 123456),
+        "JSON": json.dumps({"k": _AWKWARD, "n": [seed, None]}, ensure_ascii=False),
+    }[sql_type]
+
+
+def _row(columns, seed, nulls):
+    row = {}
+    for column, sql_type in columns.items():
+        required = sql_type.endswith(" NOT NULL")
+        row[column] = _value(sql_type.removesuffix(" NOT NULL"), seed, nulls and not required)
+    return row
+
+
+@pytest.mark.parametrize("table", list(TABLES))
+def test_every_table_round_trips_nested_values_and_nulls(store, table):
+    columns = TABLES[table]
+    rows = [_row(columns, seed, nulls=seed % 2 == 1) for seed in range(1, 7)]
+    if "doc_id" in columns:
+        rows = [row | {"doc_id": "A"} for row in rows]
+        store.replace_partition("A", {table: rows})
+    else:
+        store.append(table, rows)
+    names = ", ".join(f'"{c}"' for c in columns)
+    stored = store.fetch(f'SELECT {names} FROM "{table}"')
+    assert sorted(stored, key=repr) == sorted(rows, key=repr)
+
+
+def test_appends_of_every_kind_land_in_the_partitions_transaction(store):
+    usage = _row(TABLES["llm_usage"], 3, nulls=False) | {"doc_id": "A"}
+    store.replace_partition("A", {"parsed_pages": _page_rows("A", 2)}, appends={"llm_usage": [usage, usage]})
+    store.append("llm_usage", [usage])
+    assert store.fetch("SELECT count(*) AS n FROM llm_usage") == [{"n": 3}]
+    assert store.fetch('SELECT "latency_s" FROM llm_usage LIMIT 1') == [{"latency_s": usage["latency_s"]}]
+
+
+SESSION_HOLDER = textwrap.dedent(
+    """
+    import sys, time
+    from knowledge_assets.store.database import Store
+    store = Store(sys.argv[1])
+    with store.session():
+        store.replace_partition("HOLDER", {"parsed_pages": [{"doc_id": "HOLDER", "page": 0, "page_no": 1, "text": "x"}]})
+        print("held", flush=True)
+        time.sleep(1.5)
+        store.fetch("SELECT 1")
+    """
+)
+
+
+def test_a_session_keeps_the_file_until_it_ends_and_another_process_waits_it_out(tmp_path):
+    db = tmp_path / "session.duckdb"
+    holder = subprocess.Popen([sys.executable, "-c", SESSION_HOLDER, str(db)], cwd=PROJECT_ROOT,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert holder.stdout.readline().strip() == "held", holder.stderr.read()
+    with pytest.raises(StoreError, match="another process may hold it"):
+        Store(db, lock_timeout_s=0.2).fetch("SELECT 1")
+    Store(db).replace_partition("A", {"parsed_pages": _page_rows("A", 1)})  # waits for the session's end
+    assert holder.wait(timeout=60) == 0, holder.stderr.read()
+    assert Store(db).fetch("SELECT doc_id FROM parsed_pages ORDER BY doc_id") == [{"doc_id": "A"}, {"doc_id": "HOLDER"}]
+
+
+def test_every_store_of_the_process_shares_the_sessions_connection(tmp_path):
+    db = tmp_path / "shared.duckdb"
+    with Store(db).session():
+        with Store(db).connect() as first, Store(tmp_path / "." / "shared.duckdb").connect() as second:
+            assert first is second
+        Store(db).replace_partition("A", {"parsed_pages": _page_rows("A", 2)})
+    with Store(db).connect() as after_the_session:
+        assert after_the_session is not first
+        assert after_the_session.execute("SELECT count(*) FROM parsed_pages").fetchone() == (2,)

@@ -32,11 +32,11 @@ def _stale(instance: dg.DagsterInstance, defs: dg.Definitions) -> dict:
 def _schedule(instance: dg.DagsterInstance, defs: dg.Definitions) -> dict:
     from knowledge_assets.defs.resources import KnowledgeStore
 
-    context = dg.build_schedule_context(
+    with dg.build_schedule_context(
         instance=instance, repository_def=defs.get_repository_def(),
         scheduled_execution_time=datetime.now(timezone.utc), resources={"knowledge_store": KnowledgeStore()},
-    )
-    data = defs.resolve_schedule_def("reextract_stale").evaluate_tick(context)
+    ) as context:
+        data = defs.resolve_schedule_def("reextract_stale").evaluate_tick(context)
     return {
         "skip": data.skip_message,
         "runs": {r.partition_key: sorted(k.to_user_string() for k in r.asset_selection) for r in data.run_requests or []},

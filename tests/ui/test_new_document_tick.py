@@ -64,9 +64,9 @@ def test_a_dropped_file_gets_its_partition_and_one_run_and_the_next_tick_request
         registered = Store(tmp_path / "knowledge.duckdb").fetch("SELECT doc_id, revision, file_name FROM documents")
         assert registered == [{"doc_id": DOC_ID, "revision": 1, "file_name": "kpi.md"}]
 
-        context = dg.build_schedule_context(
+        with dg.build_schedule_context(
             instance=instance, repository_def=defs.get_repository_def(),
             scheduled_execution_time=datetime.now(timezone.utc), resources={"knowledge_store": KnowledgeStore()},
-        )
-        scheduled = defs.resolve_schedule_def("reextract_stale").evaluate_tick(context)
+        ) as context:
+            scheduled = defs.resolve_schedule_def("reextract_stale").evaluate_tick(context)
         assert scheduled.run_requests == []  # never materialised, but its queued run will do it

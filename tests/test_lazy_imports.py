@@ -1,0 +1,41 @@
+"""What the offline path imports: the `openai` SDK only when the model backend is used, pandas
+only when the store writes."""
+
+import subprocess
+import sys
+
+from tests.conftest import PROJECT_ROOT
+
+
+def _modules_after(code: str) -> set[str]:
+    result = subprocess.run([sys.executable, "-c", code + "\nimport sys\nprint('\\n'.join(sys.modules))"],
+                            cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    return set(result.stdout.split())
+
+
+def test_loading_the_definitions_imports_neither_openai_nor_pandas():
+    modules = _modules_after("import knowledge_assets.definitions")
+    assert "openai" not in modules
+    assert "pandas" not in modules
+
+
+def test_an_offline_extractor_does_not_import_openai():
+    modules = _modules_after(
+        "from knowledge_assets.llm.extractor import Extractor\n"
+        "from knowledge_assets.llm.settings import resolve_settings\n"
+        "import os; os.environ['KNOWLEDGE_LLM_BACKEND'] = 'offline'\n"
+        "Extractor.from_settings(resolve_settings())"
+    )
+    assert "openai" not in modules
+
+
+def test_the_model_backend_still_imports_openai_when_used():
+    modules = _modules_after(
+        "import os; os.environ.update(KNOWLEDGE_LLM_BACKEND='openai', OPENAI_API_KEY='sk-test-lazy', "
+        "KNOWLEDGE_LLM_MODEL='m')\n"
+        "from knowledge_assets.llm.extractor import Extractor\n"
+        "from knowledge_assets.llm.settings import resolve_settings\n"
+        "Extractor.from_settings(resolve_settings())"
+    )
+    assert "openai" in modules

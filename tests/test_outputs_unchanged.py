@@ -19,26 +19,26 @@ from tests.conftest import PROJECT_ROOT, SAMPLE_DOCUMENTS
 
 _VARYING = {"run_id", "latency_s", "source_path", "source_file"}
 
-# Written from main @ 35e0194, before the store's batched writes.
+# Written from main @ 6ac6c31 (the merged extraction), before the store's batched writes landed.
 DIGESTS = {
     "documents": "2:45825aba112da584",
     "parsed_documents": "2:21d04d201bb78631",
     "parsed_pages": "10:1a4280967b603ceb",
     "parsed_chunks": "57:90e38f5b81587b90",
-    "term_mentions": "809:df1572c41af0aeac",
+    "term_mentions": "809:37e96205d852d42d",
     "term_clusters": "120:3866e5c22ef21c1d",
-    "llm_usage": "20:8692b6d0bbb50e67",
+    "llm_usage": "18:65ecec2548cb5a07",
     "llm_cache": "0:e3b0c44298fc1c14",
     "formulas": "30:9ad07f9da13dd141",
     "glossary": "120:696aa77b5213f603",
-    "rules": "69:263071e828c82a58",
+    "rules": "69:bdfbad62e3aea440",
     "domain_context": "2:455a0dd88d7596af",
-    "review_queue": "120:ae2d0c14e0a9d2d9",
+    "review_queue": "120:517c05f7e9129659",
     "rejected_fields": "0:e3b0c44298fc1c14",
     "glossary_versions": "120:425617f1827c41a1",
     "knowledge_reviews": "0:e3b0c44298fc1c14",
     "approved_knowledge": "0:e3b0c44298fc1c14",
-    "eval_scores": "2:08c4321e39e8eeee",
+    "eval_scores": "2:9d223825c25ac95c",
     "asset_revisions": "14:c44d011ff19d7d85",
 }
 

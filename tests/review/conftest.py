@@ -12,6 +12,7 @@ import pytest
 
 from knowledge_assets.cli import main
 from knowledge_assets.defs.launch import materialize_document
+from knowledge_assets.extract.stages import run_review_queue
 from knowledge_assets.ingest.documents import identify
 from knowledge_assets.store.database import Store
 from knowledge_assets.store.registry import register
@@ -21,6 +22,19 @@ from tests.support.materialised import materialised_samples
 
 PRM = "SKT-STD-PRM-001"
 KPI = "SKT-MNT-KPI-002"
+# A key parameter no extracted term corroborates. The offline backend corroborates every key
+# parameter of the samples (and leaves the company out), but a model may name one; the review of
+# such a row needs one to exist, so the tests add it as a model would have answered it.
+UNRESOLVED_KEY_PARAMETER = "Samudra Karya Tambang (SKT)"
+
+
+def add_unresolved_key_parameter(store: Store, doc_id: str = KPI, surface: str = UNRESOLVED_KEY_PARAMETER) -> None:
+    """Appends an uncorroborated key parameter to the document's domain context, then runs the
+    review-queue stage again so its queue row exists, as after a model-backed run."""
+    with store.connect() as con:
+        con.execute("UPDATE domain_context SET key_parameters = list_append(key_parameters, "
+                    "{'surface': ?, 'term_id': NULL}) WHERE doc_id = ?", [surface, doc_id])
+    run_review_queue(store, doc_id)
 
 
 @dataclass
@@ -35,6 +49,7 @@ class Pipeline:
         doc_id = register(self.store, identify(self.document)).source.doc_id
         outcome = materialize_document(self.instance, doc_id)
         assert outcome.success, outcome.error
+        add_unresolved_key_parameter(self.store, doc_id)
         return doc_id
 
 
@@ -54,6 +69,7 @@ def pipeline(instance, tmp_path, monkeypatch) -> Pipeline:
 def extracted_file(tmp_path_factory) -> Path:
     with pytest.MonkeyPatch.context() as env, materialised_samples(tmp_path_factory.mktemp("extracted"), env) as samples:
         assert all(result.success for result in samples.results.values())
+        add_unresolved_key_parameter(samples.store)
     return samples.store.path
 
 

@@ -111,7 +111,9 @@ def test_the_knowledge_asset_graph_shows_each_asset_with_checks_passed_and_parti
     for asset in knowledge:
         assert asset in text
     assert "parsed_chunks" in text and "term_clusters" in text  # upstream, drawn as links to their groups
-    assert text.count("4 / 4 Passed") == 3 and text.count("3 / 3 Passed") == 2  # blocking + dangle checks
+    # Blocking + dangle checks; domain_context also warns on a document that yields nothing, and
+    # review_queue blocks on assets derived from different revisions.
+    assert (text.count("3 / 3 Passed"), text.count("4 / 4 Passed"), text.count("5 / 5 Passed")) == (1, 3, 1)
     assert text.count("2 partitions") == len(knowledge) and "100% filled" in text
 
 

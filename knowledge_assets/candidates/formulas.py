@@ -65,6 +65,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from knowledge_assets.candidates.model import Candidate, span
+from knowledge_assets.candidates.model import trim as _strip
 from knowledge_assets.candidates.packs import cues
 from knowledge_assets.candidates.source import SourceChunk
 
@@ -609,11 +610,3 @@ def _without_parentheses_content(value: str) -> str:
 
 def _indent(line: str) -> int:
     return len(line) - len(line.lstrip(" \t"))
-
-
-def _strip(text: str, start: int, end: int) -> Bounds:
-    while start < end and text[start].isspace():
-        start += 1
-    while end > start and text[end - 1].isspace():
-        end -= 1
-    return start, end

@@ -51,6 +51,15 @@ class Candidate(BaseModel):
         return [p for p in self.parts if p.role == role]
 
 
+def trim(text: str, start: int, end: int) -> tuple[int, int]:
+    """`start, end` moved inwards past whitespace: the bounds of what `text[start:end]` says."""
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    return start, end
+
+
 def span(kind: CandidateKind, chunk_id: str, text: str, start: int, end: int, cue: str,
          parts: dict[str, tuple[int, int]] | list[tuple[str, int, int, str | None]] = ()) -> Candidate:
     """A candidate over `text[start:end]` of chunk `chunk_id`, its parts cut from the same text.

@@ -54,6 +54,7 @@ from dataclasses import dataclass, replace
 from functools import cache
 
 from knowledge_assets.candidates.model import Candidate, span
+from knowledge_assets.candidates.model import trim as _trim
 from knowledge_assets.candidates.packs import cues
 from knowledge_assets.candidates.source import SourceChunk
 
@@ -360,14 +361,6 @@ def _unit(text: str, start: int, end: int) -> _Unit:
     list_item = bool(label) and not _AYAT.fullmatch(label.group(0))
     lines = text[start:end].rsplit("\n", 1)
     return _Unit(start, body, end, list_item, _is_equation(lines[-1].strip()), whole=True)
-
-
-def _trim(text: str, start: int, end: int) -> Bounds:
-    while start < end and text[start].isspace():
-        start += 1
-    while end > start and text[end - 1].isspace():
-        end -= 1
-    return start, end
 
 
 # ---------------------------------------------------------------------------------------------

@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
+from knowledge_assets.candidates.model import trim as _trim
 from knowledge_assets.contracts import SUBDOMAINS
 
 Bounds = tuple[int, int]
@@ -57,13 +58,6 @@ def sentences(text: str) -> list[Bounds]:
     close_paragraph()
     return [bounds for bounds in found if bounds[1] > bounds[0]]
 
-
-def _trim(text: str, start: int, end: int) -> Bounds:
-    while start < end and text[start].isspace():
-        start += 1
-    while end > start and text[end - 1].isspace():
-        end -= 1
-    return start, end
 
 
 def _initials_match(words: list[str], letters: str) -> bool:

@@ -4,7 +4,8 @@ the CLI uses (`find`, `record_decision`, `validate_edit`, `history`, `export_app
 Safety, because these pages write the knowledge that goes into prompts:
   - every state-changing request is a POST carrying a CSRF token bound to the browser's
     session cookie (HMAC under a secret that lives only as long as the process);
-  - the Host header must name the address the server was bound to (no DNS rebinding);
+  - the Host header must name the address the server was bound to or loopback (no DNS
+    rebinding), except on a bind to every interface, which accepts any Host;
   - nothing from a request becomes a file path: page images are found through the registry,
     static files are held in memory, cached images are named by registry values and numbers;
   - templates escape everything (document text is untrusted), and the Content-Security-Policy
@@ -378,9 +379,22 @@ def _error_handler(app: ReviewApp):
     return handle
 
 
+_LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
+
+
+def _allowed_hosts(host: str) -> tuple[str, ...]:
+    """The Host headers a request may carry: the address bound and loopback. A bind to every
+    interface (`0.0.0.0`, `::`) cannot know the name clients use, so it accepts any Host; the
+    serve command warns loudly for any bind beyond loopback."""
+    if host in ("0.0.0.0", "::", ""):
+        return ("*",)
+    bound = f"[{host}]" if ":" in host else host
+    return tuple(dict.fromkeys((*_LOOPBACK_HOSTS, bound)))
+
+
 def create_app(store_path: Path, host: str = "127.0.0.1", port: int = 8765, lock_timeout_s: float = 10.0,
                state_dir: Path | None = None) -> Starlette:
-    hosts = ("*",) if host not in ("127.0.0.1", "localhost", "::1") else ("127.0.0.1", "localhost", "[::1]")
+    hosts = _allowed_hosts(host)
     review = ReviewApp(Settings(Path(store_path), state_dir or state_dir_for(Path(store_path)), hosts, lock_timeout_s))
     routes = [
         Route("/", review.documents),

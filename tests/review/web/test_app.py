@@ -403,3 +403,12 @@ def test_an_entry_whose_content_changed_after_approval_says_why_it_is_back_in_th
     assert re.search(r"returned to the queue : definition changed since approved by alice on [\d-]+ [\d:]+ UTC: "
                      r"definition was \"…?[^\"]*return a unit to service", shown)
     assert _queue_refs(queue.text) == [mttr]
+
+
+def test_a_bind_beyond_loopback_accepts_its_own_address_and_loopback_only():
+    from knowledge_assets.review.web.app import _allowed_hosts
+
+    assert _allowed_hosts("127.0.0.1") == ("127.0.0.1", "localhost", "[::1]")
+    assert _allowed_hosts("10.1.2.3") == ("127.0.0.1", "localhost", "[::1]", "10.1.2.3")
+    assert _allowed_hosts("fd00::5")[-1] == "[fd00::5]"
+    assert _allowed_hosts("0.0.0.0") == ("*",)

@@ -17,4 +17,7 @@ defs = dg.Definitions(
     sensors=[new_documents],
     schedules=SCHEDULES,
     resources={"knowledge_store": KnowledgeStore(), "knowledge_llm": KnowledgeLLM(), "inbox": Inbox()},
+    # What the UI's "Materialize" launches runs in one process too, as extract_document does:
+    # the steps share one DuckDB file, and one run holds one connection and one retry budget.
+    executor=dg.in_process_executor,
 )

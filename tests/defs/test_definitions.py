@@ -59,3 +59,8 @@ def test_a_bad_document_fails_only_its_own_partition(instance, knowledge_db, tmp
     assert store.fetch("SELECT * FROM parsed_chunks WHERE doc_id = ? ORDER BY seq", [good]) == before
     assert store.fetch("SELECT * FROM parsed_chunks WHERE doc_id = ?", [bad]) == []
     assert set(instance.get_dynamic_partitions("documents")) == {good, bad}
+
+
+def test_every_run_the_definitions_launch_runs_its_steps_in_one_process():
+    assert defs.resolve_job_def("extract_document").executor_def is dg.in_process_executor
+    assert defs.resolve_implicit_global_asset_job_def().executor_def is dg.in_process_executor

@@ -1,7 +1,7 @@
 """PDF text layers side by side: pypdf (`page.extract_text()`, what `ingest/pdf.py` reads) against
 pypdfium2 (`get_text_bounded()`, "\r\n" as "\n", PDFium's line-end hyphen mark as "-\n"; D36).
 
-    python -m bench.bench_pdf_text [--repeats 3] [--corpus /work/shared/corpus]
+    python -m bench.bench_pdf_text [--repeats 3] [--corpus ../shared/corpus]
 
 For the sample PDF, a 300-page PDF built by repeating it and each corpus PDF it prints:
 - extraction seconds of each reader (median of N runs) and their ratio (pypdf / pypdfium2);
@@ -133,7 +133,7 @@ def measure(path: Path, repeats: int, gold_file: Path | None) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--corpus", type=Path, default=Path("/work/shared/corpus"))
+    parser.add_argument("--corpus", type=Path, default=Path(__file__).resolve().parents[1].parent / "shared" / "corpus")
     args = parser.parse_args()
     measure(SAMPLE, args.repeats, None)
     with tempfile.TemporaryDirectory() as tmp:

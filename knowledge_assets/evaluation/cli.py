@@ -34,6 +34,7 @@ from knowledge_assets.evaluation.results import (
     document_entry,
     read_results,
     regressions,
+    write_result_file,
     write_results,
 )
 from knowledge_assets.evaluation.scores import (
@@ -198,14 +199,14 @@ def cmd_eval_corpus(args: argparse.Namespace) -> int:
             print(f"{len(regressed)} regressions beyond the tolerance", file=sys.stderr)
             status = 1
     if args.write:
-        print(f"wrote {corpus_eval.write_payload(args.results_dir / corpus_eval.dated_name(run, now), payload)}")
+        print(f"wrote {write_result_file(args.results_dir / corpus_eval.dated_name(run, now), payload)}")
     if failed:
         print(f"{len(failed)} of {len(results)} documents failed: {', '.join(failed)}", file=sys.stderr)
         if args.write_baseline:
             print("the baseline is not written while a document fails", file=sys.stderr)
         return 1
     if args.write_baseline:
-        print(f"wrote {corpus_eval.write_payload(args.results_dir / corpus_eval.baseline_name(run), payload)}")
+        print(f"wrote {write_result_file(args.results_dir / corpus_eval.baseline_name(run), payload)}")
     return status
 
 

@@ -44,6 +44,7 @@ from knowledge_assets.evaluation.results import (
     DEFAULT_TOLERANCE,
     MetricChange,
     compare,
+    read_result_file,
     regressions,
     result_name,
     run_label,
@@ -215,21 +216,8 @@ def dated_name(run: RunInfo, created_at: datetime) -> str:
     return f"corpus_{result_name(run, created_at)}"
 
 
-def write_payload(path: Path, payload: dict) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(payload, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    return path
-
-
 def read_corpus_results(path: Path) -> dict:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise CorpusError(f"{path}: cannot read the result file ({exc.strerror})") from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise CorpusError(f"{path}: not a UTF-8 JSON file ({exc})") from None
-    if not isinstance(data, dict) or data.get("format") != FORMAT or not isinstance(data.get("documents"), dict):
-        raise CorpusError(f"{path}: not a corpus result file of format {FORMAT}")
+    data = read_result_file(path, FORMAT, CorpusError, kind="corpus result file")
     if data.get("scoring_version") != SCORING_VERSION:
         raise CorpusError(f"{path}: scored by corpus scorer version {data.get('scoring_version')!r}, "
                           f"this one is {SCORING_VERSION!r}; regenerate it with --write-baseline")

@@ -75,21 +75,30 @@ def write_results(directory: Path, run: RunInfo, scored: list[DocumentScores], c
     path = directory / result_name(run, created_at)
     if path.is_file():
         payload["documents"] = dict(sorted({**read_results(path)["documents"], **payload["documents"]}.items()))
-    directory.mkdir(parents=True, exist_ok=True)
+    return write_result_file(path, payload)
+
+
+def read_result_file(path: Path, fmt: str, error: type[Exception], kind: str = "result file") -> dict:
+    """A result JSON of format `fmt` with a `documents` object; anything else is `error`."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise error(f"{path}: cannot read the result file ({exc.strerror})") from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise error(f"{path}: not a UTF-8 JSON file ({exc})") from None
+    if not isinstance(data, dict) or data.get("format") != fmt or not isinstance(data.get("documents"), dict):
+        raise error(f"{path}: not a {kind} of format {fmt}")
+    return data
+
+
+def write_result_file(path: Path, payload: dict) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(payload, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     return path
 
 
 def read_results(path: Path) -> dict:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ResultsError(f"{path}: cannot read the result file ({exc.strerror})") from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ResultsError(f"{path}: not a UTF-8 JSON file ({exc})") from None
-    if not isinstance(data, dict) or data.get("format") != FORMAT or not isinstance(data.get("documents"), dict):
-        raise ResultsError(f"{path}: not a result file of format {FORMAT}")
-    return data
+    return read_result_file(path, FORMAT, ResultsError)
 
 
 @dataclass(frozen=True)

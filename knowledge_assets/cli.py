@@ -36,6 +36,15 @@ EXIT_FAILED_CALLS = 3
 _LLM_ASSETS = ("formulas", "glossary", "rules", "domain_context")
 
 
+def _pipeline_runner():
+    """The runner `eval --corpus` and `semantic-review capture` materialise documents with. It
+    lives with the Dagster wiring and is handed to those packages, which stay free of Dagster;
+    it is imported only when a command runs it."""
+    from knowledge_assets.defs.capture import pipeline_runner
+
+    return pipeline_runner
+
+
 def _dagster_instance():
     """The project's instance (its home, or DAGSTER_HOME), after saying once on stderr when
     the overrides split the store from the instance."""
@@ -204,8 +213,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="only approved knowledge: glossary, interpretation pack, formulas, domain context per document")
     export.add_argument("--out", required=True, help="folder to write into")
     export.set_defaults(handler=cmd_export)
-    for module in (review_cli, evaluation_cli, semantic_review_cli):
-        module.add_commands(sub)
+    review_cli.add_commands(sub)
+    evaluation_cli.add_commands(sub, _pipeline_runner)
+    semantic_review_cli.add_commands(sub, _pipeline_runner)
     return parser
 
 

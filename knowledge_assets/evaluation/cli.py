@@ -18,8 +18,8 @@
 from __future__ import annotations
 
 import argparse
-import importlib
 import sys
+from collections.abc import Callable
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -55,8 +55,9 @@ class EvalError(Exception):
     pass
 
 
-def add_commands(subparsers: argparse._SubParsersAction) -> None:
-    """Adds this module's subcommands to the `knowledge-assets` parser."""
+def add_commands(subparsers: argparse._SubParsersAction, open_runner: Callable[[], corpus_eval.OpenRunner]) -> None:
+    """Adds this module's subcommands to the `knowledge-assets` parser; `open_runner` gives the
+    pipeline runner a corpus run materialises its documents with."""
     parser = subparsers.add_parser(
         "eval", help="score the documents in the store against their gold",
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -74,7 +75,7 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
                         "baseline in --results-dir; regressions are shown, not failed")
     parser.add_argument("--verbose", action="store_true", help="with --corpus: print what each document missed")
     parser.add_argument("--tolerance", type=float, default=DEFAULT_TOLERANCE, help="allowed fall of a rate before it is a regression")
-    parser.set_defaults(handler=cmd_eval)
+    parser.set_defaults(handler=cmd_eval, open_runner=open_runner)
 
 
 def _documents(store: Store, doc_id: str | None) -> list[str]:
@@ -135,13 +136,6 @@ def _compare(path: Path, scored: list[tuple[RunInfo, DocumentScores]], doc_id: s
     return 0
 
 
-def _pipeline_runner() -> corpus_eval.OpenRunner:
-    # The runner lives with the Dagster wiring (the one semantic-review capture uses); it is
-    # loaded by name when a corpus run starts so that this package stays importable, and
-    # testable, without Dagster.
-    return importlib.import_module("knowledge_assets.defs.capture").pipeline_runner
-
-
 def _corpus_run_info() -> RunInfo:
     settings = resolve_settings()
     print("llm: " + ", ".join(f"{k.removeprefix('llm_')}={v}" for k, v in settings.describe().items()))
@@ -177,7 +171,7 @@ def cmd_eval_corpus(args: argparse.Namespace) -> int:
         print(note, file=sys.stderr)
     print(corpus_eval.table_header())
     with corpus_eval.work_directory(args.work) as work:
-        results = corpus_eval.run_corpus(documents, work, _pipeline_runner(), lambda r: _print_result(r, args.verbose))
+        results = corpus_eval.run_corpus(documents, work, args.open_runner(), lambda r: _print_result(r, args.verbose))
     print(corpus_eval.table_footer(results))
     if args.work is not None:
         print(f"work: {args.work.resolve()} (store, Dagster instance, exports in export/<stem>/)")

@@ -14,9 +14,9 @@ Only `capture` may call a model.
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from knowledge_assets.semantic_review.bundle import build_bundle, load_bundle
@@ -56,17 +56,11 @@ def cmd_prepare(args: argparse.Namespace) -> int:
     return _result(output, "prepared", 0, planId=plan["planId"], declaredAt=plan["declaredAt"])
 
 
-def _pipeline_runner() -> OpenRunner:
-    # The runner lives with the Dagster wiring; it is loaded by name when a capture starts so
-    # that this package stays importable, and testable, without Dagster.
-    return importlib.import_module("knowledge_assets.defs.capture").pipeline_runner
-
-
 def cmd_capture(args: argparse.Namespace) -> int:
     bundle = load_bundle(Path(args.bundle))
     plan = load_plan(Path(args.plan), bundle)
     output = checked_output(args.output, not_inside=[bundle.root, Path(args.plan).parent])
-    captured = run_capture(bundle, plan, output, _pipeline_runner(), now_utc)
+    captured = run_capture(bundle, plan, output, args.open_runner(), now_utc)
     failed = [f"{r['caseId']}#{r['repeat']}" for r in captured["records"] if r["status"] != "ok"]
     return _result(output, "capture_failed" if failed else "captured", 1 if failed else 0,
                    captured["modelCalls"], backend=captured["backend"], model=captured["model"], failedCases=failed)
@@ -102,8 +96,9 @@ _COMMANDS = {
 }
 
 
-def add_commands(subparsers: argparse._SubParsersAction) -> None:
-    """Adds this module's subcommands to the `knowledge-assets` parser."""
+def add_commands(subparsers: argparse._SubParsersAction, open_runner: Callable[[], OpenRunner]) -> None:
+    """Adds this module's subcommands to the `knowledge-assets` parser; `open_runner` gives the
+    pipeline runner `capture` materialises its cases with."""
     parser = subparsers.add_parser("semantic-review", help="frozen plans, captures and itemwise review of outputs")
     commands = parser.add_subparsers(dest="semantic_command", required=True)
     for name, (handler, help_text, options) in _COMMANDS.items():
@@ -113,4 +108,4 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
         if name == "review":
             command.add_argument("--receipt", help="a completed output-review receipt")
         command.add_argument("--output", required=True, help="a new absolute directory outside the repository")
-        command.set_defaults(handler=_refusing(handler))
+        command.set_defaults(handler=_refusing(handler), open_runner=open_runner)

@@ -119,8 +119,10 @@ class OpenAIServer:
             self._state.faults.extend(faults)
 
     def hold_until_in_flight(self, count: int | None) -> None:
-        """Hold each request until `count` are in flight at once (or 2 s pass), so a test
-        sees the client's real concurrency instead of racing it."""
+        """Hold requests until `count` have been in flight at once (or 1.5 s pass, under the
+        2 s client timeout the tests use), so a test sees the client's real concurrency
+        instead of racing it. Once that peak is reached nothing is held: the last requests
+        of a batch, fewer than `count`, must not wait out the client's own timeout."""
         self._state.hold_until_in_flight = count
 
     def set_answer(self, answer: Answer) -> None:
@@ -141,7 +143,7 @@ def _handler(state: _State) -> type[BaseHTTPRequestHandler]:
                 state.max_in_flight = max(state.max_in_flight, state.in_flight)
                 state.lock.notify_all()
                 if state.hold_until_in_flight:
-                    state.lock.wait_for(lambda: state.in_flight >= state.hold_until_in_flight, timeout=2.0)
+                    state.lock.wait_for(lambda: state.max_in_flight >= state.hold_until_in_flight, timeout=1.5)
             try:
                 time.sleep(state.latency_s + fault.delay_s)
                 self._respond(body, fault)

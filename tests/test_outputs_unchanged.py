@@ -27,7 +27,7 @@ DIGESTS = {
     "parsed_chunks": "57:90e38f5b81587b90",
     "term_mentions": "809:37e96205d852d42d",
     "term_clusters": "120:3866e5c22ef21c1d",
-    "llm_usage": "18:65ecec2548cb5a07",
+    "llm_usage": "13:bea559b167dfe063",  # glossary batches of 32 terms: fewer calls (issue 13)
     "llm_cache": "0:e3b0c44298fc1c14",
     "formulas": "30:9ad07f9da13dd141",
     "glossary": "120:696aa77b5213f603",

@@ -42,8 +42,8 @@ from knowledge_assets.llm.settings import LLMSettings
 from knowledge_assets.store.database import Store
 
 
-# A batch of 16 terms halves to 8, 4, then 2: past that, a truncation is not the batch's size.
-MAX_SPLIT_DEPTH = 3
+# A batch of 32 terms halves to 16, 8, 4, then 2: past that, a truncation is not the batch's size.
+MAX_SPLIT_DEPTH = 4
 
 
 def split_request(request: ExtractionRequest) -> tuple[ExtractionRequest, ExtractionRequest] | None:

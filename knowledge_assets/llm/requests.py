@@ -94,7 +94,7 @@ def chunk_batches(chunks: Iterable[SourceChunk], budget_chars: int = 12000, max_
     return pack(chunks, lambda chunk, _: len(chunk.text), budget_chars, max_chunks)
 
 
-def cluster_batches(clusters: Iterable[TermCluster], budget_chars: int = 12000, max_clusters: int = 16) -> Iterator[list[TermCluster]]:
+def cluster_batches(clusters: Iterable[TermCluster], budget_chars: int = 24000, max_clusters: int = 32) -> Iterator[list[TermCluster]]:
     """A chunk shared by clusters of one batch is sent once, so it is counted once: clusters
     in document order then share most of their chunks with their batch."""
     def added_chars(cluster: TermCluster, batch: list[TermCluster]) -> int:

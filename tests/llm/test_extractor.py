@@ -156,11 +156,11 @@ def test_a_truncated_batch_is_asked_again_as_two_halves_and_no_term_is_dropped(o
 
 def test_splitting_stops_at_the_depth_bound_and_what_is_left_is_a_failure(openai_server, llm_settings):
     openai_server.inject(*[Fault.truncated()] * 40)
-    results = Extractor.from_settings(replace(llm_settings, max_concurrency=1)).run([glossary_batch(16)])
-    # 16 -> 8 -> 4 -> 2: three halvings, eight batches of two, each still truncated.
-    assert [len(r.request.clusters) for r in results] == [2] * 8
+    results = Extractor.from_settings(replace(llm_settings, max_concurrency=1)).run([glossary_batch(32)])
+    # 32 -> 16 -> 8 -> 4 -> 2: four halvings, sixteen batches of two, each still truncated.
+    assert [len(r.request.clusters) for r in results] == [2] * 16
     assert all(r.outcome == "truncated" for r in results)
-    assert len(openai_server.requests) == 1 + 2 + 4 + 8
+    assert len(openai_server.requests) == 1 + 2 + 4 + 8 + 16
 
 
 def test_a_truncated_formula_batch_splits_its_chunks_with_their_candidates(openai_server, llm_settings):

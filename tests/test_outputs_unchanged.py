@@ -1,6 +1,7 @@
 """The offline pipeline's outputs on the two samples, pinned by digest: a change meant to be
 invisible (how rows are written, how connections are held, what is imported when) must leave
-every table's content byte for byte as it was.
+every table's content byte for byte as it was. The corpus's tables are pinned the same way in
+tests/evaluation/test_corpus_eval.py.
 
 What varies from run to run is left out of the digest: timestamps, run ids, latencies, and the
 absolute paths of the copied documents. A deliberate change of outputs updates DIGESTS (the

@@ -14,9 +14,36 @@ from knowledge_assets.evaluation.corpus_scores import read_outputs, score_output
 from knowledge_assets.evaluation.results import RESULTS_DIR, regressions
 from knowledge_assets.evaluation.scores import RunInfo
 from tests.conftest import PROJECT_ROOT
+from tests.test_outputs_unchanged import table_digests
 
 BASELINE = RESULTS_DIR / baseline_name(RunInfo("offline", "offline", {}))
 SHORTEST = "perba-16-2012-bapeten-klierens"
+
+# Every output table of the corpus run, pinned like the samples' in tests/test_outputs_unchanged.py:
+# a change meant to be invisible (a refactor, a faster funnel, batched runs) must leave each
+# table's content as it was; a deliberate change of outputs updates these (the failure prints
+# the new ones). Written from main @ 0340237.
+CORPUS_DIGESTS = {
+    "documents": "9:fbfbadded3b0c072",
+    "parsed_documents": "9:f601607fb1071e02",
+    "parsed_pages": "56:0d8de2df549b30b1",
+    "parsed_chunks": "848:35889744e9cf875b",
+    "term_mentions": "9438:5525e2d939ee0a77",
+    "term_clusters": "1041:e5ef6fc7b8b39666",
+    "llm_usage": "84:00816d32046653e6",
+    "llm_cache": "0:e3b0c44298fc1c14",
+    "formulas": "89:5c10ef99b6456574",
+    "glossary": "1041:3a69fb41ea9a0345",
+    "rules": "576:4300a06890a05a98",
+    "domain_context": "9:02834997d77fe8d6",
+    "review_queue": "1041:88e7ed39819f1195",
+    "rejected_fields": "0:e3b0c44298fc1c14",
+    "glossary_versions": "1041:d974fde6147c42f9",
+    "knowledge_reviews": "0:e3b0c44298fc1c14",
+    "approved_knowledge": "0:e3b0c44298fc1c14",
+    "eval_scores": "9:d51c9e9bdc6a6dba",
+    "asset_revisions": "63:be295486bac95843",
+}
 
 
 def eval_corpus(corpus, tmp, *args):
@@ -44,6 +71,11 @@ def test_the_corpus_does_not_regress_against_the_committed_baseline(corpus_run, 
     assert "FAILED" not in done.stdout and payload["failed"] == {}
     assert set(payload["documents"]) == {path.stem for path in (corpus_dir / "gold").glob("*.json")}
     assert not (tmp / "user.duckdb").exists()
+
+
+def test_every_output_table_of_the_corpus_is_unchanged(corpus_run):
+    _, tmp, _ = corpus_run
+    assert table_digests(tmp / "work" / "knowledge.duckdb") == CORPUS_DIGESTS
 
 
 def test_the_figures_are_those_of_the_corpus_score_py_on_the_run_s_outputs(corpus_run, corpus_dir, score_py):

@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 from typing import Literal
 from urllib.parse import urlsplit
 
+from knowledge_assets.errors import KnowledgeError
+
 BackendName = Literal["openai", "offline"]
 StructuredOutputMode = Literal["auto", "json_schema", "json_object"]
 
@@ -33,8 +35,8 @@ DEFAULT_TIER = "nano"
 OFFLINE_DEPLOYMENT = "offline"
 
 
-class SettingsError(ValueError):
-    pass
+class SettingsError(KnowledgeError, ValueError):
+    """A backend, number or option the run cannot start with; the message names it."""
 
 
 @dataclass(frozen=True)

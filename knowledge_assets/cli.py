@@ -21,7 +21,7 @@ from knowledge_assets.evaluation import cli as evaluation_cli
 from knowledge_assets.export import ExportError, export_document
 from knowledge_assets.ingest.documents import discover, identify
 from knowledge_assets.ingest.errors import DocumentError
-from knowledge_assets.llm.settings import resolve_settings
+from knowledge_assets.llm.settings import DEFAULT_TIMEOUT_S, resolve_settings
 from knowledge_assets.review import cli as review_cli
 from knowledge_assets.review.approved import export_approved
 from knowledge_assets.semantic_review import cli as semantic_review_cli
@@ -193,7 +193,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("paths", nargs="+", help="files or folders of documents")
     run.add_argument("--out", help="also export each document's contract files to OUT/<doc_id>/")
     run.add_argument("--llm-timeout", type=float, metavar="SECONDS",
-                     help="seconds one model request may take (default KNOWLEDGE_LLM_TIMEOUT_S, else 120)")
+                     help=f"seconds one model request may take (default KNOWLEDGE_LLM_TIMEOUT_S, else {DEFAULT_TIMEOUT_S:g})")
     run.add_argument("--verbose", action="store_true", help="show Dagster's event stream, stack traces included")
     run.set_defaults(handler=cmd_run)
     ingest = sub.add_parser("ingest", help="register a document (and its partition) only")

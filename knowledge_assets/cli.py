@@ -16,16 +16,17 @@ import sys
 import time
 from pathlib import Path
 
+from knowledge_assets.errors import KnowledgeError
 from knowledge_assets.evaluation import cli as evaluation_cli
 from knowledge_assets.export import ExportError, export_document
 from knowledge_assets.ingest.documents import discover, identify
 from knowledge_assets.ingest.errors import DocumentError
-from knowledge_assets.llm.settings import SettingsError, resolve_settings
+from knowledge_assets.llm.settings import DEFAULT_TIMEOUT_S, resolve_settings
 from knowledge_assets.review import cli as review_cli
 from knowledge_assets.review.approved import export_approved
 from knowledge_assets.semantic_review import cli as semantic_review_cli
 from knowledge_assets.settings import database_path, split_home_warning
-from knowledge_assets.store.database import Store, StoreError
+from knowledge_assets.store.database import Store
 from knowledge_assets.store.registry import register
 
 
@@ -70,11 +71,7 @@ def _in_one_connection(command):
 @_in_one_connection
 def cmd_ingest(args: argparse.Namespace) -> int:
     store = Store(database_path())
-    try:
-        registration = register(store, identify(Path(args.file), args.doc_id))
-    except DocumentError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
+    registration = register(store, identify(Path(args.file), args.doc_id))
     source = registration.source
     state = f"revision {registration.revision}" + ("" if registration.changed else " (unchanged)")
     print(f"{source.doc_id}  {source.path.name}  {state}  key from {source.key_source}")
@@ -176,16 +173,12 @@ def cmd_run(args: argparse.Namespace) -> int:
 @_in_one_connection
 def cmd_export(args: argparse.Namespace) -> int:
     store = Store(database_path())
-    try:
-        if args.approved:
-            written = export_approved(store, Path(args.out), [args.doc_id] if args.doc_id else None)
-        elif args.doc_id:
-            written = export_document(store, args.doc_id, Path(args.out))
-        else:
-            raise ExportError("export needs --doc-id, or --approved for every document")
-    except ExportError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
+    if args.approved:
+        written = export_approved(store, Path(args.out), [args.doc_id] if args.doc_id else None)
+    elif args.doc_id:
+        written = export_document(store, args.doc_id, Path(args.out))
+    else:
+        raise ExportError("export needs --doc-id, or --approved for every document")
     if args.approved:
         print(f"approved knowledge: wrote {len(written)} files to {Path(args.out).resolve()}")
     else:
@@ -200,7 +193,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("paths", nargs="+", help="files or folders of documents")
     run.add_argument("--out", help="also export each document's contract files to OUT/<doc_id>/")
     run.add_argument("--llm-timeout", type=float, metavar="SECONDS",
-                     help="seconds one model request may take (default KNOWLEDGE_LLM_TIMEOUT_S, else 120)")
+                     help=f"seconds one model request may take (default KNOWLEDGE_LLM_TIMEOUT_S, else {DEFAULT_TIMEOUT_S:g})")
     run.add_argument("--verbose", action="store_true", help="show Dagster's event stream, stack traces included")
     run.set_defaults(handler=cmd_run)
     ingest = sub.add_parser("ingest", help="register a document (and its partition) only")
@@ -220,12 +213,17 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Every expected failure of every command is handled here, once: `error: <message>` on
+    stderr and the error's exit code (knowledge_assets/errors.py). A command whose output is a
+    JSON object names a `report_failure` that prints that object too (semantic-review)."""
     args = build_parser().parse_args(argv)
     try:
         return args.handler(args)
-    except (StoreError, SettingsError) as exc:
+    except KnowledgeError as exc:
         print(f"error: {exc}", file=sys.stderr)
-        return 1
+        if report_failure := getattr(args, "report_failure", None):
+            report_failure(args, exc)
+        return exc.exit_code
 
 
 if __name__ == "__main__":

@@ -11,6 +11,7 @@ from pathlib import Path
 from pydantic import BaseModel, TypeAdapter
 
 from knowledge_assets import contracts as c
+from knowledge_assets.errors import KnowledgeError
 from knowledge_assets.store.database import Store
 from knowledge_assets.store.knowledge import load_entities
 from knowledge_assets.store.revisions import revision_state
@@ -19,8 +20,8 @@ _QUEUE = TypeAdapter(list[c.ReviewQueueRow])
 _USAGE_FIELDS = list(c.CallUsage.model_fields)
 
 
-class ExportError(Exception):
-    pass
+class ExportError(KnowledgeError):
+    """A document or option that cannot be exported; the message names it."""
 
 
 def _review_queue(store: Store, doc_id: str) -> list[BaseModel]:

@@ -140,3 +140,25 @@ def test_overrides_that_split_the_store_from_the_instance_are_named_once(tmp_pat
     result = _cli(["run", str(SAMPLE_MARKDOWN)], tmp_path, tmp_path, KNOWLEDGE_DB=str(tmp_path / "other.duckdb"))
     assert result.returncode == 0
     assert result.stderr.count("are in different homes") == 1
+
+
+def test_an_expected_failure_of_any_command_is_one_error_line_and_its_exit_code(tmp_path, monkeypatch, capsys):
+    """cli.main reports every KnowledgeError in one place; the semantic-review commands still
+    print their one JSON object, with the refusal's exit code 2."""
+    from knowledge_assets.cli import main
+
+    monkeypatch.setenv("KNOWLEDGE_DB", str(tmp_path / "k.duckdb"))
+    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path))
+    failures = [
+        (["export", "--out", str(tmp_path / "out")], 1, "error: export needs --doc-id, or --approved for every document"),
+        (["eval", "--tolerance", "-1"], 1, "error: --tolerance must be 0 or more, not -1.0"),
+        (["review", "show", "t_nothing"], 1, "error: "),
+        (["semantic-review", "bundle", "--documents", str(tmp_path / "none"), "--gold", str(tmp_path / "none"),
+          "--output", str(tmp_path / "bundle")], 2, "error: "),
+    ]
+    for argv, code, message in failures:
+        assert main(argv) == code, argv
+        out, err = capsys.readouterr()
+        assert err.startswith(message) and len(err.splitlines()) == 1 and "Traceback" not in err, (argv, err)
+        if argv[0] == "semantic-review":
+            assert '"status": "refused"' in out and '"exitCode": 2' in out

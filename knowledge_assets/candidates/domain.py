@@ -32,7 +32,7 @@ from collections.abc import Sequence
 from knowledge_assets.candidates.model import Candidate, span
 from knowledge_assets.candidates.packs import cues
 from knowledge_assets.candidates.source import SourceChunk
-from knowledge_assets.llm.offline.text import lines, sentences
+from knowledge_assets.candidates.text import lines, sentences
 
 _CUES = cues("domain")
 _EARLY_HEADINGS = 3  # a purpose section that opens the document is among its first headings

@@ -3,7 +3,13 @@ import dagster as dg
 from knowledge_assets.llm.extractor import Extractor
 from knowledge_assets.llm.results import RetryBudget
 from knowledge_assets.llm.requests import BranchName
-from knowledge_assets.llm.settings import LLMSettings, StructuredOutputMode, resolve_settings
+from knowledge_assets.llm.settings import (
+    DEFAULT_MAX_CONCURRENCY,
+    DEFAULT_MAX_RETRIES,
+    LLMSettings,
+    StructuredOutputMode,
+    resolve_settings,
+)
 from knowledge_assets.llm.usage import Price, price_for
 from knowledge_assets.llm.versions import branch_code_version
 from knowledge_assets.store.database import Store
@@ -40,9 +46,9 @@ class KnowledgeLLM(dg.ConfigurableResource):
     tier: str = ""
     base_url: str = ""
     timeout_s: float = 0.0
-    max_retries: int = 4
+    max_retries: int = DEFAULT_MAX_RETRIES
     retry_budget: int = -1
-    max_concurrency: int = 8
+    max_concurrency: int = DEFAULT_MAX_CONCURRENCY
     structured_output: StructuredOutputMode = "auto"
     # False bypasses the response cache; True leaves it to KNOWLEDGE_LLM_CACHE (default on).
     use_cache: bool = True

@@ -23,13 +23,13 @@ from collections.abc import Callable
 from datetime import datetime, timezone
 from pathlib import Path
 
+from knowledge_assets.errors import KnowledgeError, MissingUpstream
 from knowledge_assets.evaluation import corpus as corpus_eval
-from knowledge_assets.evaluation.gold import GOLD_DIR, GoldError, gold_path, load_gold
+from knowledge_assets.evaluation.gold import GOLD_DIR, gold_path, load_gold
 from knowledge_assets.evaluation.report import render_comparison, render_scores
 from knowledge_assets.evaluation.results import (
     DEFAULT_TOLERANCE,
     RESULTS_DIR,
-    ResultsError,
     compare,
     document_entry,
     read_results,
@@ -39,20 +39,19 @@ from knowledge_assets.evaluation.results import (
 )
 from knowledge_assets.evaluation.scores import (
     DocumentScores,
-    NotExtracted,
     RunInfo,
     kill_lines,
     recorded_run,
     score_document,
 )
 from knowledge_assets.llm.prompts import prompt_hashes
-from knowledge_assets.llm.settings import SettingsError, resolve_settings
+from knowledge_assets.llm.settings import resolve_settings
 from knowledge_assets.settings import database_path
 from knowledge_assets.store.database import Store
 
 
-class EvalError(Exception):
-    pass
+class EvalError(KnowledgeError):
+    """A request `eval` cannot answer: an unknown document, no gold, nothing scored, a bad option."""
 
 
 def add_commands(subparsers: argparse._SubParsersAction, open_runner: Callable[[], corpus_eval.OpenRunner]) -> None:
@@ -98,7 +97,7 @@ def _score_all(store: Store, doc_ids: list[str], only: bool) -> list[tuple[RunIn
             continue
         try:
             scores = score_document(store, doc_id, gold)
-        except NotExtracted as exc:
+        except MissingUpstream as exc:
             if only:
                 raise EvalError(str(exc)) from None
             print(f"skipped {exc}", file=sys.stderr)
@@ -205,24 +204,16 @@ def cmd_eval_corpus(args: argparse.Namespace) -> int:
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
+    """Its expected failures (EvalError, GoldError, ResultsError, CorpusError, SettingsError) are
+    reported by `knowledge-assets` itself: one line, exit 1."""
+    if args.tolerance < 0:
+        raise EvalError(f"--tolerance must be 0 or more, not {args.tolerance}")
     if args.corpus is not None:
-        try:
-            if args.tolerance < 0:
-                raise EvalError(f"--tolerance must be 0 or more, not {args.tolerance}")
-            return cmd_eval_corpus(args)
-        except (EvalError, corpus_eval.CorpusError, SettingsError) as exc:
-            print(f"error: {exc}", file=sys.stderr)
-            return 1
+        return cmd_eval_corpus(args)
     store = Store(database_path())
-    try:
-        if args.tolerance < 0:
-            raise EvalError(f"--tolerance must be 0 or more, not {args.tolerance}")
-        scored = _score_all(store, _documents(store, args.doc_id), only=args.doc_id is not None)
-        if not scored:
-            raise EvalError(f"no document in {store.path} has both gold in {GOLD_DIR} and extracted knowledge")
-        if args.write:
-            _write(args.results_dir, scored)
-        return _compare(args.baseline, scored, args.doc_id, args.tolerance) if args.baseline else 0
-    except (EvalError, GoldError, ResultsError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
+    scored = _score_all(store, _documents(store, args.doc_id), only=args.doc_id is not None)
+    if not scored:
+        raise EvalError(f"no document in {store.path} has both gold in {GOLD_DIR} and extracted knowledge")
+    if args.write:
+        _write(args.results_dir, scored)
+    return _compare(args.baseline, scored, args.doc_id, args.tolerance) if args.baseline else 0

@@ -31,7 +31,6 @@ the rate is defined.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
@@ -39,6 +38,7 @@ from datetime import datetime
 from pathlib import Path
 from tempfile import TemporaryDirectory
 
+from knowledge_assets.errors import KnowledgeError, read_json
 from knowledge_assets.evaluation.corpus_scores import RATES, CorpusScores, read_outputs, score_outputs
 from knowledge_assets.evaluation.results import (
     DEFAULT_TOLERANCE,
@@ -71,7 +71,7 @@ Runner = Callable[[str, Path], CaseRun]
 OpenRunner = Callable[[Path], AbstractContextManager[Runner]]
 
 
-class CorpusError(ValueError):
+class CorpusError(KnowledgeError, ValueError):
     """A corpus, gold or result file that cannot be used; the message names it."""
 
 
@@ -100,10 +100,7 @@ def gold_stem(path: Path) -> str:
 
 
 def _read_gold(path: Path) -> dict:
-    try:
-        gold = json.loads(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise CorpusError(f"{path}: not a UTF-8 JSON file ({exc})") from None
+    gold = read_json(path, CorpusError, "gold file")
     if not isinstance(gold, dict) or not isinstance(gold.get("terms", []), list):
         raise CorpusError(f"{path}: not a corpus gold file (an object with a 'terms' list)")
     return gold

@@ -39,15 +39,16 @@ How the sample gold was annotated (apply the same to a new document):
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
+
+from knowledge_assets.errors import KnowledgeError, read_json
 
 GOLD_DIR = Path(__file__).resolve().parents[2] / "eval_assets" / "gold"
 RULE_TYPES = ("calculation", "interpretation")
 
 
-class GoldError(ValueError):
+class GoldError(KnowledgeError, ValueError):
     """A gold file that cannot be read as gold; the message names the file."""
 
 
@@ -98,10 +99,7 @@ def load_gold(doc_id: str, gold_dir: Path = GOLD_DIR) -> Gold | None:
     path = gold_path(doc_id, gold_dir)
     if not path.is_file():
         return None
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise GoldError(f"{path}: not a UTF-8 JSON file ({exc})") from None
+    data = read_json(path, GoldError, "gold file")
     if not isinstance(data, dict) or data.get("doc_id") != doc_id:
         found = data.get("doc_id") if isinstance(data, dict) else None
         raise GoldError(f"{path}: holds doc_id {found!r}, expected {doc_id!r}")

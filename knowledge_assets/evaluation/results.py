@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
+from knowledge_assets.errors import KnowledgeError, read_json
 from knowledge_assets.evaluation.gold import GOLD_DIR
 from knowledge_assets.evaluation.scores import METRICS, SCORING_VERSION, DocumentScores, RunInfo
 
@@ -31,7 +32,7 @@ DEFAULT_TOLERANCE = 0.02
 GATED = tuple(metric for metric in METRICS if metric != "e2_compression")
 
 
-class ResultsError(ValueError):
+class ResultsError(KnowledgeError, ValueError):
     """A result file that cannot be read; the message names the file."""
 
 
@@ -78,14 +79,9 @@ def write_results(directory: Path, run: RunInfo, scored: list[DocumentScores], c
     return write_result_file(path, payload)
 
 
-def read_result_file(path: Path, fmt: str, error: type[Exception], kind: str = "result file") -> dict:
+def read_result_file(path: Path, fmt: str, error: type[KnowledgeError], kind: str = "result file") -> dict:
     """A result JSON of format `fmt` with a `documents` object; anything else is `error`."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise error(f"{path}: cannot read the result file ({exc.strerror})") from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise error(f"{path}: not a UTF-8 JSON file ({exc})") from None
+    data = read_json(path, error, "result file")
     if not isinstance(data, dict) or data.get("format") != fmt or not isinstance(data.get("documents"), dict):
         raise error(f"{path}: not a {kind} of format {fmt}")
     return data

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import get_args
 
 from knowledge_assets import contracts as c
+from knowledge_assets.errors import MissingUpstream
 from knowledge_assets.evaluation.gold import Gold
 from knowledge_assets.evaluation.knowledge import (
     FieldTally,
@@ -52,8 +53,8 @@ METRICS = (
 KILL_LINES = {"e1_term_filter_recall": 0.70, "e3_schema_fill_precision": 0.80}
 
 
-class NotExtracted(Exception):
-    """The document's knowledge assets have not been materialised."""
+# The one missing-upstream error; the Dagster wiring still catches it by this name.
+NotExtracted = MissingUpstream
 
 
 @dataclass(frozen=True)
@@ -122,7 +123,7 @@ def read_extraction(store: Store, doc_id: str) -> Extraction:
     if not domains:
         # domain_context is written after glossary, formulas and rules: without it the
         # knowledge assets of this document have not (all) run.
-        raise NotExtracted(f"{doc_id}: the knowledge assets have not been materialised; run `knowledge-assets run` first")
+        raise MissingUpstream(f"{doc_id}: the knowledge assets have not been materialised; run `knowledge-assets run` first")
     (kept,) = store.fetch("SELECT count(*) AS n FROM term_mentions WHERE doc_id = ? AND noise IS NULL", [doc_id])
     rejected = store.fetch("SELECT branch, count(*) AS n FROM rejected_fields WHERE doc_id = ? GROUP BY branch", [doc_id])
     return Extraction(

@@ -52,8 +52,8 @@ from knowledge_assets.terms.clusters import TermCluster as Cluster
 from knowledge_assets.verify.spans import normalise
 
 
-class MissingInput(Exception):
-    """An upstream asset has not been materialised for this document."""
+# The one missing-upstream error of the project (knowledge_assets/errors.py), under its old name here.
+from knowledge_assets.errors import MissingUpstream as MissingInput
 
 
 @dataclass

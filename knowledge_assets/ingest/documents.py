@@ -6,16 +6,12 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
 
 import yaml
 
 from knowledge_assets.ingest.errors import DocumentError
-
-DocumentKind = Literal["pdf", "markdown", "text", "mineru"]
-KeySource = Literal["explicit", "sidecar", "content_hash"]
+from knowledge_assets.store.registry import DocumentKind, DocumentSource, KeySource
 
 _SUFFIX_KINDS: dict[str, DocumentKind] = {
     ".pdf": "pdf",
@@ -31,15 +27,6 @@ _SIDECAR_SUFFIXES = (".meta.json", ".meta.yaml", ".meta.yml")
 # letters, digits, dot, dash and underscore keep it safe in all three (no ':' so `::` stays a
 # separator, no ',' or brackets, which Dagster reserves in partition keys).
 _DOC_ID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
-
-
-@dataclass(frozen=True)
-class DocumentSource:
-    doc_id: str
-    path: Path
-    kind: DocumentKind
-    content_sha256: str
-    key_source: KeySource
 
 
 def document_kind(path: Path) -> DocumentKind:

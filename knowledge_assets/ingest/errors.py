@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from knowledge_assets.errors import KnowledgeError
 
-class DocumentError(Exception):
+
+class DocumentError(KnowledgeError):
     """An expected failure of one document (bad input), reported without a traceback."""
 
     def __init__(self, path: Path | str, cause: str):

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from knowledge_assets.candidates.model import Candidate
+from knowledge_assets.errors import KnowledgeError
 from knowledge_assets.llm.requests import (
     BranchName,
     DomainContextRequest,
@@ -58,7 +59,7 @@ PLACEHOLDERS: dict[BranchName, frozenset[str]] = {
 }
 
 
-class PromptError(ValueError):
+class PromptError(KnowledgeError, ValueError):
     pass
 
 

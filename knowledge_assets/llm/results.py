@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Generic, Literal, TypeVar
 
 from knowledge_assets.contracts import Branch, CallUsage
+from knowledge_assets.errors import KnowledgeError
 from knowledge_assets.llm.requests import BranchName, ExtractionRequest
 from knowledge_assets.llm.responses import ExtractionResponse
 
@@ -28,7 +29,7 @@ USAGE_BRANCH: dict[BranchName, Branch] = {
 ResponseT = TypeVar("ResponseT", bound=ExtractionResponse)
 
 
-class LLMConfigurationError(RuntimeError):
+class LLMConfigurationError(KnowledgeError, RuntimeError):
     """No call can succeed (bad key, unknown model, unreachable prompt): the run stops with a
     message a user can act on, rather than escalating every item one by one."""
 

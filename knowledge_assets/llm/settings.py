@@ -20,11 +20,17 @@ from dataclasses import dataclass, field
 from typing import Literal
 from urllib.parse import urlsplit
 
+from knowledge_assets.errors import KnowledgeError
+
 BackendName = Literal["openai", "offline"]
 StructuredOutputMode = Literal["auto", "json_schema", "json_object"]
 
 DEFAULT_MODEL = "gpt-5.4-nano"
+# The defaults of a run's model calls, written here once: the settings, resolve_settings and the
+# Dagster resource (defs/llm.py) all read them.
 DEFAULT_TIMEOUT_S = 120.0
+DEFAULT_MAX_RETRIES = 4
+DEFAULT_MAX_CONCURRENCY = 8
 # Retries one run may spend across all its calls: under a provider failing every request, 70
 # calls x 4 retries would multiply the load (and the wait) by five; past the budget a failing
 # call fails at once and the run says how many did.
@@ -33,8 +39,8 @@ DEFAULT_TIER = "nano"
 OFFLINE_DEPLOYMENT = "offline"
 
 
-class SettingsError(ValueError):
-    pass
+class SettingsError(KnowledgeError, ValueError):
+    """A backend, number or option the run cannot start with; the message names it."""
 
 
 @dataclass(frozen=True)
@@ -46,8 +52,8 @@ class LLMSettings:
     # repr=False: a settings object printed in a traceback or a log line must not carry the key.
     api_key: str | None = field(default=None, repr=False)
     timeout_s: float = DEFAULT_TIMEOUT_S
-    max_retries: int = 4
-    max_concurrency: int = 8
+    max_retries: int = DEFAULT_MAX_RETRIES
+    max_concurrency: int = DEFAULT_MAX_CONCURRENCY
     structured_output: StructuredOutputMode = "auto"
     use_cache: bool = True
     retry_budget: int = DEFAULT_RETRY_BUDGET
@@ -79,8 +85,8 @@ def resolve_settings(
     tier: str = "",
     base_url: str = "",
     timeout_s: float | None = None,
-    max_retries: int = 4,
-    max_concurrency: int = 8,
+    max_retries: int = DEFAULT_MAX_RETRIES,
+    max_concurrency: int = DEFAULT_MAX_CONCURRENCY,
     structured_output: StructuredOutputMode = "auto",
     use_cache: bool | None = None,
     retry_budget: int | None = None,

@@ -9,17 +9,17 @@
 
 ID is a term_id, formula_id, rule_id or domain_id, or `<domain_id>:<surface>` for a key
 parameter. Every decision is appended to `knowledge_reviews`; a bad id, an unknown document or
-an invalid payload writes nothing and exits 1.
+an invalid payload writes nothing and exits 1 (a ReviewError, reported by `knowledge-assets`).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import sys
 from dataclasses import asdict
 from pathlib import Path
 
+from knowledge_assets.errors import read_json
 from knowledge_assets.review.decisions import Decision, Review, history, record_decision, validate_edit
 from knowledge_assets.review.entities import ReviewError, find
 from knowledge_assets.review.status import statuses_of
@@ -86,12 +86,7 @@ def _decide(args: argparse.Namespace, decision: Decision, edited_from: Path | No
     item = find(store, args.id, args.doc_id)
     edited = None
     if edited_from is not None:
-        try:
-            payload = json.loads(edited_from.read_text(encoding="utf-8"))
-        except OSError as exc:
-            raise ReviewError(f"{edited_from}: cannot read the payload ({exc.strerror})") from None
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise ReviewError(f"{edited_from}: not a JSON document ({exc})") from None
+        payload = read_json(edited_from, ReviewError, "payload")
         edited = validate_edit(item, payload, str(edited_from))
     review = record_decision(store, item, decision, args.reviewer, args.note, edited)
     print(f"{decision} {item.key.kind} {item.key.ref} ({item.label}) in {item.doc_id}: {review.review_id}")
@@ -118,22 +113,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return 0
 
 
-def _handled(handler):
-    """A review error is the user's input, not a crash: one line on stderr, exit 1."""
-
-    def run(args: argparse.Namespace) -> int:
-        try:
-            return handler(args)
-        except ReviewError as exc:
-            print(f"error: {exc}", file=sys.stderr)
-            return 1
-
-    return run
-
-
 def _entry(commands: argparse._SubParsersAction, name: str, help: str, handler) -> argparse.ArgumentParser:
     parser = commands.add_parser(name, help=help)
-    parser.set_defaults(handler=_handled(handler))
+    parser.set_defaults(handler=handler)
     return parser
 
 

@@ -14,6 +14,7 @@ from typing import Literal, get_args
 from pydantic import BaseModel
 
 from knowledge_assets import contracts as c
+from knowledge_assets.errors import KnowledgeError
 from knowledge_assets.store.database import Store
 from knowledge_assets.store.knowledge import load_entities
 
@@ -39,7 +40,7 @@ _TABLES: dict[Kind, tuple[str, str]] = {
 KNOWLEDGE_TABLES = ("glossary", "formulas", "rules", "domain_context")
 
 
-class ReviewError(Exception):
+class ReviewError(KnowledgeError):
     """A bad reference, an unknown document or an invalid decision: nothing is written."""
 
 

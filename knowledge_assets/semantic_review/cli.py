@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from knowledge_assets.errors import KnowledgeError
 from knowledge_assets.semantic_review.bundle import build_bundle, load_bundle
 from knowledge_assets.semantic_review.capture import OpenRunner, run_capture
 from knowledge_assets.semantic_review.captured import load_captures
@@ -28,8 +28,6 @@ from knowledge_assets.semantic_review.plan import PLAN_FILE, build_plan, load_pl
 from knowledge_assets.semantic_review.refusal import Refusal
 from knowledge_assets.semantic_review.review import run_review
 from knowledge_assets.semantic_review.timestamps import now_utc
-
-REFUSED = 2
 
 
 def _result(output: Path | str, status: str, exit_code: int, model_calls: int = 0, **extra: object) -> int:
@@ -77,14 +75,10 @@ def cmd_review(args: argparse.Namespace) -> int:
     return _result(output, report["state"], 0 if accepted else 1, reportId=report["reportId"])
 
 
-def _refusing(handler):
-    def run(args: argparse.Namespace) -> int:
-        try:
-            return handler(args)
-        except Refusal as exc:
-            print(f"error: {exc}", file=sys.stderr)
-            return _result(args.output, "refused", REFUSED, error=str(exc))
-    return run
+def _report_failure(args: argparse.Namespace, exc: KnowledgeError) -> None:
+    """A command that failed still prints its one JSON object; `knowledge-assets` has already
+    printed the error line and exits with the error's code (2 for a Refusal)."""
+    _result(args.output, "refused" if isinstance(exc, Refusal) else "failed", exc.exit_code, error=str(exc))
 
 
 # name → (handler, help, its options besides --output; "repeats" is the one number)
@@ -108,4 +102,4 @@ def add_commands(subparsers: argparse._SubParsersAction, open_runner: Callable[[
         if name == "review":
             command.add_argument("--receipt", help="a completed output-review receipt")
         command.add_argument("--output", required=True, help="a new absolute directory outside the repository")
-        command.set_defaults(handler=_refusing(handler), open_runner=open_runner)
+        command.set_defaults(handler=handler, open_runner=open_runner, report_failure=_report_failure)

@@ -18,6 +18,7 @@ from typing import Any
 
 import duckdb
 
+from knowledge_assets.errors import KnowledgeError
 from knowledge_assets.store.schema import TABLES, create_statement
 
 _LOCK_MESSAGE = "Could not set lock on file"
@@ -25,8 +26,8 @@ _LOCK_MESSAGE = "Could not set lock on file"
 _HELD: dict[Path, duckdb.DuckDBPyConnection] = {}
 
 
-class StoreError(Exception):
-    pass
+class StoreError(KnowledgeError):
+    """The store cannot be opened or used (held by another process, damaged); the message says which."""
 
 
 class Store:

@@ -1,13 +1,31 @@
-"""The `documents` registry: which file holds each doc_id now, and its revision history."""
+"""The `documents` registry: which file holds each doc_id now, and its revision history.
+
+The registry's record, `DocumentSource`, lives here with its table: ingest computes one from a
+file (ingest/documents.py:identify) and the store keeps it, so the store never imports ingest.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Literal
 
-from knowledge_assets.ingest.documents import DocumentSource
 from knowledge_assets.store.database import Store
+
+DocumentKind = Literal["pdf", "markdown", "text", "mineru"]
+KeySource = Literal["explicit", "sidecar", "content_hash"]
+
+
+@dataclass(frozen=True)
+class DocumentSource:
+    """Which file a doc_id stands for, how it was keyed, and its content's digest."""
+
+    doc_id: str
+    path: Path
+    kind: DocumentKind
+    content_sha256: str
+    key_source: KeySource
 
 
 @dataclass(frozen=True)

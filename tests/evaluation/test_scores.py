@@ -5,12 +5,12 @@ from datetime import datetime
 import pytest
 
 from knowledge_assets import contracts as c
+from knowledge_assets.errors import MissingUpstream
 from knowledge_assets.evaluation.gold import Gold, GoldDomain, GoldFormula, GoldTerm
 from knowledge_assets.evaluation.scores import (
     METRICS,
     DocumentScores,
     Extraction,
-    NotExtracted,
     RunInfo,
     kill_lines,
     recorded_run,
@@ -90,7 +90,7 @@ def test_the_prompt_hash_covers_every_branch():
 
 def test_a_document_whose_knowledge_assets_have_not_run_is_not_scored(store):
     assert score_document(store, DOC, None) == DocumentScores(DOC, has_gold=False)
-    with pytest.raises(NotExtracted, match=f"{DOC}: the knowledge assets have not been materialised"):
+    with pytest.raises(MissingUpstream, match=f"{DOC}: the knowledge assets have not been materialised"):
         score_document(store, DOC, GOLD)
 
 

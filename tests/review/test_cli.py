@@ -145,7 +145,7 @@ def test_a_bad_id_document_or_argument_is_refused_and_writes_nothing(extracted, 
 
 BAD_PAYLOADS = [
     ("missing.json", None, "cannot read the payload"),
-    ("not_json.json", "{definition: oops", "not a JSON document"),
+    ("not_json.json", "{definition: oops", "not a UTF-8 JSON file"),
     ("wrong_type.json", {"definition": 5}, "definition: Input should be a valid string"),
     ("unknown_field.json", {"formula_latex": "x"}, "formula_latex: Extra inputs are not permitted"),
     ("other_entry.json", {"term_id": MTBF}, f"term_id is '{MTBF}', but the entry under review is {MTTR}"),

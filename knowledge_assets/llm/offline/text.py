@@ -1,6 +1,7 @@
-"""Reading helpers the offline extractor shares: sentences, abbreviation pairs and the
-subdomain lexicon. Everything returns offsets into the text it was given, so whatever the
-extractor quotes is an exact substring of its input, as the span check requires.
+"""Reading helpers the offline extractor shares: abbreviation pairs and the subdomain lexicon
+(lines and sentences live below, in candidates/text.py). Everything returns offsets into the
+text it was given, so whatever the extractor quotes is an exact substring of its input, as the
+span check requires.
 """
 
 from __future__ import annotations
@@ -9,55 +10,13 @@ import re
 from collections import Counter
 
 from knowledge_assets.candidates.model import trim as _trim
+from knowledge_assets.candidates.text import Bounds
 from knowledge_assets.contracts import SUBDOMAINS
 
-Bounds = tuple[int, int]
-
-_LINE = re.compile(r"[^\n]*")
-# A line that stands alone: a numbered heading, a list item, an equation or a legend entry.
-_STANDALONE = re.compile(r"^\s*(?:[-•*]\s|\d+(?:\.\d+)*\.\s|\S[^=\n]{0,60}\s=\s)")
-_TERMINAL = (".", "!", "?", ":", ";")
-_SENTENCE_BREAK = re.compile(r"(?<=[.!?])[ \t]+(?=[A-Z\"(])|(?<=[.!?])\n")
 _FUNCTION_WORDS = frozenset({"of", "and", "on", "to", "for", "the", "dan", "di", "in", "&"})
 _ABBREVIATION = re.compile(r"\(([A-Z][A-Za-z]{0,6}[A-Z][a-z]?|[A-Z][a-z]{1,3})\)")
 _WORD_BEFORE = re.compile(r"([^\s()]+)\s*$")
 _MAX_LONG_FORM_WORDS = 6
-
-
-def lines(text: str) -> list[Bounds]:
-    return [(m.start(), m.end()) for m in _LINE.finditer(text) if m.end() > m.start()]
-
-
-def sentences(text: str) -> list[Bounds]:
-    """Sentence bounds, where PDF line breaks inside a sentence are not sentence ends but a
-    heading, list item or equation line is a unit of its own."""
-    found: list[Bounds] = []
-    paragraph: list[int] = []  # [start, end] of the lines gathered so far
-
-    def close_paragraph() -> None:
-        if paragraph:
-            cut = paragraph[0]
-            for match in _SENTENCE_BREAK.finditer(text, paragraph[0], paragraph[1]):
-                found.append(_trim(text, cut, match.start()))
-                cut = match.end()
-            found.append(_trim(text, cut, paragraph[1]))
-            paragraph.clear()
-
-    for start, end in lines(text):
-        line = text[start:end]
-        if _STANDALONE.match(line):
-            close_paragraph()
-            found.append(_trim(text, start, end))
-            continue
-        if not line.strip():
-            close_paragraph()
-            continue
-        paragraph[:] = [paragraph[0] if paragraph else start, end]
-        if line.rstrip().endswith(_TERMINAL):
-            close_paragraph()
-    close_paragraph()
-    return [bounds for bounds in found if bounds[1] > bounds[0]]
-
 
 
 def _initials_match(words: list[str], letters: str) -> bool:

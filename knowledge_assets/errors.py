@@ -1,0 +1,38 @@
+"""The failures a user is expected to meet, as one family.
+
+Every expected failure (bad input, a missing file, an upstream asset not yet materialised, a
+refused configuration) derives from `KnowledgeError`: the `knowledge-assets` command catches
+it in one place, prints `error: <message>` on one line and exits with the error's
+`exit_code`. Anything else is a bug and keeps its traceback. Stdlib only: every layer may
+raise these.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+
+class KnowledgeError(Exception):
+    """An expected failure, reported as one line naming what and why, never as a traceback."""
+
+    exit_code = 1
+
+
+class MissingUpstream(KnowledgeError):
+    """An upstream asset has not been materialised for this document: run it first."""
+
+    @classmethod
+    def parsed_document(cls, doc_id: str) -> MissingUpstream:
+        return cls(f"{doc_id}: no parsed document; materialise parsed_chunks first")
+
+
+def read_json(path: Path, error: type[KnowledgeError], what: str) -> object:
+    """The parsed JSON of the file at `path`; a file that cannot be read or is not UTF-8 JSON
+    raises `error` naming the file and the cause (`what` names the file's role)."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise error(f"{path}: cannot read the {what} ({exc.strerror})") from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise error(f"{path}: not a UTF-8 JSON file ({exc})") from None

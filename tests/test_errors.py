@@ -1,0 +1,71 @@
+"""The expected failures are one family: the CLI reports any of them in one place."""
+
+import importlib
+import inspect
+import pkgutil
+
+import pytest
+
+import knowledge_assets
+from knowledge_assets.errors import KnowledgeError, MissingUpstream, read_json
+
+
+def _exception_classes() -> dict[str, type[BaseException]]:
+    """Every public exception class defined in the package, by module:name. Private ones
+    (openai_backend's _Retryable, say) are signals inside one module that never reach a user."""
+    found = {}
+    for module_info in pkgutil.walk_packages(knowledge_assets.__path__, "knowledge_assets."):
+        module = importlib.import_module(module_info.name)
+        for name, value in vars(module).items():
+            if (inspect.isclass(value) and issubclass(value, BaseException) and value.__module__ == module.__name__
+                    and not name.startswith("_")):
+                found[f"{module.__name__}:{name}"] = value
+    return found
+
+
+def test_every_exception_the_package_defines_is_a_knowledge_error():
+    classes = _exception_classes()
+    assert len(classes) >= 13
+    assert [name for name, cls in classes.items() if not issubclass(cls, KnowledgeError)] == []
+
+
+def test_the_extract_and_evaluation_missing_upstream_errors_are_one_class():
+    from knowledge_assets.evaluation.scores import NotExtracted
+    from knowledge_assets.extract.stages import MissingInput
+
+    assert MissingInput is NotExtracted is MissingUpstream
+
+
+def test_a_refusal_exits_2_and_every_other_expected_failure_1():
+    from knowledge_assets.semantic_review.refusal import Refusal
+
+    codes = {cls.exit_code for name, cls in _exception_classes().items() if not issubclass(cls, Refusal)}
+    assert (Refusal.exit_code, codes) == (2, {1})
+
+
+def test_the_missing_parsed_document_message_names_the_document_and_the_asset_to_run():
+    assert str(MissingUpstream.parsed_document("DOC-1")) == "DOC-1: no parsed document; materialise parsed_chunks first"
+
+
+class _Domain(KnowledgeError):
+    pass
+
+
+def test_read_json_returns_the_value(tmp_path):
+    path = tmp_path / "a.json"
+    path.write_text('{"k": [1, "é"]}', encoding="utf-8")
+    assert read_json(path, _Domain, "thing") == {"k": [1, "é"]}
+
+
+@pytest.mark.parametrize(("content", "message"), [
+    (None, "cannot read the thing (No such file or directory)"),
+    (b"{not json", "not a UTF-8 JSON file (Expecting property name"),
+    (b'{"k": "\xff"}', "not a UTF-8 JSON file ('utf-8' codec can't decode"),
+])
+def test_read_json_raises_the_domain_error_naming_the_file_and_the_cause(tmp_path, content, message):
+    path = tmp_path / "a.json"
+    if content is not None:
+        path.write_bytes(content)
+    with pytest.raises(_Domain) as raised:
+        read_json(path, _Domain, "thing")
+    assert str(raised.value).startswith(f"{path}: {message}")

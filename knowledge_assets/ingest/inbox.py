@@ -12,8 +12,9 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from knowledge_assets.ingest.documents import DocumentSource, discover, identify
+from knowledge_assets.ingest.documents import discover, identify
 from knowledge_assets.ingest.errors import DocumentError
+from knowledge_assets.store.registry import DocumentSource
 
 
 @dataclass

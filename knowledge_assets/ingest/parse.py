@@ -9,8 +9,8 @@ from knowledge_assets.contracts import ParsedDocument, ParsedPage
 from knowledge_assets.ingest import markdown, mineru, pdf, plain
 from knowledge_assets.ingest.blocks import PageBlocks
 from knowledge_assets.ingest.chunking import DEFAULT_MAX_CHARS, chunk_pages
-from knowledge_assets.ingest.documents import DocumentKind, DocumentSource
 from knowledge_assets.ingest.errors import DocumentError
+from knowledge_assets.store.registry import DocumentKind, DocumentSource
 
 _PARSERS: dict[DocumentKind, tuple[Callable[[Path], list[PageBlocks]], str]] = {
     "pdf": (pdf.parse_pdf, pdf.PARSER_VERSION),

@@ -66,7 +66,8 @@ def clusters(parsed: ParsedDocument, chunks: list[SourceChunk]) -> list[TermClus
         ordered = sorted(mentioned.get(cluster.term_id, []), key=lambda chunk_id: not any(
             surface in (by_id[chunk_id].heading_path or [""])[-1] for surface in cluster.surfaces))
         if ordered:
-            result.append(TermCluster(key=cluster.term_id, canonical=cluster.canonical, abbreviation=cluster.abbreviation,
+            result.append(TermCluster(key=cluster.term_id, canonical=cluster.canonical,
+                                      abbreviation=cluster.abbreviation,
                                       long_forms=list(cluster.long_forms),
                                       chunks=[by_id[chunk_id] for chunk_id in ordered[:CHUNKS_PER_CLUSTER]]))
     return sorted(result, key=lambda cluster: cluster.chunks[0].chunk_id)
@@ -91,7 +92,9 @@ def offline_answers(requests: list) -> dict[str, str]:
     }
 
 
-def measure(label: str, concurrency: int, store: Store | None, requests: list, answers: dict[str, str], latency: float) -> dict:
+def measure(
+    label: str, concurrency: int, store: Store | None, requests: list, answers: dict[str, str], latency: float
+) -> dict:
     """One run against a fresh server, so its provider-side prompt cache starts cold."""
     with OpenAIServer(lambda body: answers[body["messages"][-1]["content"]], latency_s=latency) as server:
         # The key is a placeholder: the loopback server checks nothing.
@@ -111,7 +114,8 @@ def measure(label: str, concurrency: int, store: Store | None, requests: list, a
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--document", type=Path, default=ROOT / "eval_assets" / "documents" / "std_parameter_produksi.pdf")
+    parser.add_argument("--document", type=Path,
+                        default=ROOT / "eval_assets" / "documents" / "std_parameter_produksi.pdf")
     parser.add_argument("--latency", type=float, default=0.5)
     args = parser.parse_args()
 

@@ -70,7 +70,8 @@ def main() -> None:
             path = SAMPLE if pages <= 9 else build_long_pdf(pages, directory / f"long_{pages}.pdf")
             count, timings = measure(path, f"BENCH-{pages}", args.repeats, directory)
             total = sum(timings.values())
-            print(f"{count:5d} " + " ".join(f"{timings[n]:9.3f}" for n in names) + f" {total:9.3f} {total / count:8.4f}")
+            print(f"{count:5d} " + " ".join(f"{timings[n]:9.3f}" for n in names)
+                  + f" {total:9.3f} {total / count:8.4f}")
 
 
 if __name__ == "__main__":

@@ -2,7 +2,8 @@
 
     python bench/bench_parse.py [--repeats 3]
 
-Prints pages, chunks, parse seconds and pages/s for each (best of N runs), and the time of one\nDuckDB partition write. Run by hand, not in CI.
+Prints pages, chunks, parse seconds and pages/s for each (best of N runs), and the time of one
+DuckDB partition write. Run by hand, not in CI.
 """
 
 from __future__ import annotations

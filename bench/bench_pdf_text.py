@@ -28,6 +28,7 @@ from pathlib import Path
 
 import pypdf
 import pypdfium2
+
 from bench.bench_parse import SAMPLE, build_long_pdf
 from knowledge_assets.ingest.chunking import chunk_pages
 from knowledge_assets.ingest.plain import blocks_from_page_texts

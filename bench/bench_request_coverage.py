@@ -61,7 +61,8 @@ _QUOTED = re.compile(r'"(?:[^"\\]|\\.)*"')
 _EMPTY_ANSWERS = {
     "FormulaResponse": {"formulas": []},
     "RuleResponse": {"rules": []},
-    "DomainContextResponse": {"title": None, "purpose_verbatim": None, "key_parameters": [], "span": None, "chunk_id": None},
+    "DomainContextResponse": {"title": None, "purpose_verbatim": None, "key_parameters": [], "span": None,
+                              "chunk_id": None},
 }
 
 
@@ -181,13 +182,15 @@ def coverage(gold: dict, requests: list[RecordedRequest], chunks: list[str], nor
         if any(a and s for a, s in zip(in_terms, in_text)):
             covered += 1
         else:
-            misses.append({"term": term["canonical"], "chunked": in_chunks, "asked": any(in_terms), "sent": any(in_text)})
+            misses.append({"term": term["canonical"], "chunked": in_chunks, "asked": any(in_terms),
+                           "sent": any(in_text)})
     return definitions, chunked, asked, sent, covered, stateable, misses
 
 
 def prompt_tokens(store: Store, doc_id: str, requests: list[RecordedRequest]) -> tuple[dict[str, int], str]:
     """Prompt tokens per branch: the usage the server reported, as stored; else chars / 4."""
-    rows = store.fetch("SELECT branch, SUM(prompt_tokens) AS n FROM llm_usage WHERE doc_id = ? GROUP BY branch", [doc_id])
+    rows = store.fetch("SELECT branch, SUM(prompt_tokens) AS n FROM llm_usage WHERE doc_id = ? GROUP BY branch",
+                       [doc_id])
     if any(row["n"] for row in rows):
         return {row["branch"]: int(row["n"]) for row in rows}, "server-reported usage"
     counted: dict[str, int] = {}
@@ -257,14 +260,16 @@ def main() -> None:
               f"{r.definitions:4d} {r.chunked:6d} {r.asked:5d} {r.sent:4d} {r.covered:5d} {r.stateable:6d}")
         if args.verbose:
             for miss in r.misses:
-                print(f"    miss  {miss['term']!r}  chunked={miss['chunked']}  asked={miss['asked']}  sent={miss['sent']}")
+                print(f"    miss  {miss['term']!r}  chunked={miss['chunked']}  asked={miss['asked']}  "
+                      f"sent={miss['sent']}")
     pages = sum(r.pages for r in reports)
     tokens = sum(r.prompt_tokens for r in reports)
     definitions = sum(r.definitions for r in reports)
     sources = sorted({r.token_source for r in reports})
     print(f"requests = {sum(sum(r.requests.values()) for r in reports)} "
           f"(glossary {sum(r.requests.get('GlossaryResponse', 0) for r in reports)})")
-    print(f"chunked = {sum(r.chunked for r in reports)}/{definitions}  asked = {sum(r.asked for r in reports)}/{definitions}  "
+    print(f"chunked = {sum(r.chunked for r in reports)}/{definitions}  "
+          f"asked = {sum(r.asked for r in reports)}/{definitions}  "
           f"sent = {sum(r.sent for r in reports)}/{definitions}")
     print(f"coverage = {sum(r.covered for r in reports)}/{definitions}  "
           f"(within the scorer's tolerance: {sum(r.stateable for r in reports)}/{definitions})")

@@ -47,7 +47,8 @@ def extract(pages: int, root: Path) -> tuple[Path, str]:
     store = root / "knowledge.duckdb"
     (root / "dagster").mkdir()
     (root / "dagster" / "dagster.yaml").write_text("telemetry:\n  enabled: false\n", encoding="utf-8")
-    env = {**os.environ, "KNOWLEDGE_DB": str(store), "DAGSTER_HOME": str(root / "dagster"), "KNOWLEDGE_LLM_BACKEND": "offline"}
+    env = {**os.environ, "KNOWLEDGE_DB": str(store), "DAGSTER_HOME": str(root / "dagster"),
+           "KNOWLEDGE_LLM_BACKEND": "offline"}
     started = time.perf_counter()
     done = subprocess.run([CLI, "run", str(documents)], env=env, capture_output=True, text=True)
     if done.returncode != 0:
@@ -65,7 +66,8 @@ def _get(url: str) -> float:
 
 
 def _median_ms(times: list[float]) -> str:
-    return f"{statistics.median(times) * 1000:.0f} ms (median of {len(times)}; min {min(times) * 1000:.0f}, max {max(times) * 1000:.0f})"
+    return (f"{statistics.median(times) * 1000:.0f} ms (median of {len(times)}; "
+            f"min {min(times) * 1000:.0f}, max {max(times) * 1000:.0f})")
 
 
 def measure(store_path: Path, doc_id: str, repeats: int) -> None:
@@ -73,10 +75,12 @@ def measure(store_path: Path, doc_id: str, repeats: int) -> None:
     # The rule furthest into the document: its page is rendered from the end of the file.
     term = store.fetch("SELECT rule_id AS entity_id, provenance.page_no AS page_no FROM rules WHERE doc_id = ? "
                        "ORDER BY provenance.page DESC, rule_id LIMIT 1", [doc_id])[0]
-    entries = store.fetch("SELECT (SELECT count(*) FROM glossary WHERE doc_id = ?) + (SELECT count(*) FROM formulas WHERE doc_id = ?)"
+    entries = store.fetch("SELECT (SELECT count(*) FROM glossary WHERE doc_id = ?)"
+                          " + (SELECT count(*) FROM formulas WHERE doc_id = ?)"
                           " + (SELECT count(*) FROM rules WHERE doc_id = ?) AS n", [doc_id] * 3)[0]["n"]
     port = _free_port()
-    server = subprocess.Popen([CLI, "review", "serve", "--port", str(port)], env={**os.environ, "KNOWLEDGE_DB": str(store_path)},
+    server = subprocess.Popen([CLI, "review", "serve", "--port", str(port)],
+                              env={**os.environ, "KNOWLEDGE_DB": str(store_path)},
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     base = f"http://127.0.0.1:{port}"
     try:

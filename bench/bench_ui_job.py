@@ -1,4 +1,4 @@
-"""A UI-style run of one document against the CLI's run of the same document. Run by hand,
+r"""A UI-style run of one document against the CLI's run of the same document. Run by hand,
 not a test:
 
     .venv/bin/python -m bench.bench_ui_job [--document eval_assets/documents/std_parameter_produksi.pdf] [--runs 3]
@@ -13,7 +13,8 @@ wall time of each is printed:
   cli  `knowledge-assets run FILE`: registers (unchanged, a no-op) and runs the same job.
 
 The same figures from outside, start-up included, with the machine's own accounting:
-    farm-bench -n 3 --timeout 900 --vs '.venv/bin/knowledge-assets run FILE' -- .venv/bin/dg launch --job extract_document --partition KEY
+    farm-bench -n 3 --timeout 900 --vs '.venv/bin/knowledge-assets run FILE' \
+        -- .venv/bin/dg launch --job extract_document --partition KEY
 with KNOWLEDGE_HOME and DAGSTER_HOME exported to one folder.
 """
 

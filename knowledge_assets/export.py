@@ -26,7 +26,9 @@ class ExportError(KnowledgeError):
 
 def _review_queue(store: Store, doc_id: str) -> list[BaseModel]:
     rows = store.fetch('SELECT * EXCLUDE (doc_id) FROM review_queue WHERE doc_id = ? ORDER BY rank', [doc_id])
-    return _QUEUE.validate_python([{k: v for k, v in row.items() if not (k == "domain_id" and v is None)} for row in rows])
+    return _QUEUE.validate_python(
+        [{k: v for k, v in row.items() if not (k == "domain_id" and v is None)} for row in rows]
+    )
 
 
 def _usage(store: Store, doc_id: str) -> list[c.CallUsage]:

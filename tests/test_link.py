@@ -65,7 +65,8 @@ def test_glossary_gets_its_defining_formula_and_rules_their_terms_and_formulas()
 def test_key_parameters_resolve_or_stay_null_and_dangles_are_counted():
     domain = c.DomainContext(
         domain_id="d_1", provenance=PROV,
-        key_parameters=[c.KeyParameter(surface="Physical Availability (PA)"), c.KeyParameter(surface="Grouping (Composite)")],
+        key_parameters=[c.KeyParameter(surface="Physical Availability (PA)"),
+                        c.KeyParameter(surface="Grouping (Composite)")],
     )
     linked = link_domain(domain, INDEX)
     assert [k.term_id for k in linked.key_parameters] == ["t_pa", None]

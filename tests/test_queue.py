@@ -24,7 +24,8 @@ def test_reasons_and_sort_order_follow_the_contract():
     ]
     domain = c.DomainContext(
         domain_id="d_1", provenance={"doc_id": "D", "span": "Standard Parameter ini", "page": 0, "section_no": "1"},
-        key_parameters=[c.KeyParameter(surface="PA", term_id="t_wording"), c.KeyParameter(surface="Grouping (Composite)")],
+        key_parameters=[c.KeyParameter(surface="PA", term_id="t_wording"),
+                        c.KeyParameter(surface="Grouping (Composite)")],
     )
     rows = build_queue(glossary, domain, rejected_definition_terms={"t_rejected"})
     assert [(r.rank, r.row_kind, r.term_id) for r in rows] == [

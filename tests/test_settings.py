@@ -49,7 +49,8 @@ def test_an_installed_copy_used_outside_a_checkout_finds_the_project_above_the_w
     package = tmp_path / "site" / "knowledge_assets"
     package.mkdir(parents=True)
     (package / "__init__.py").write_text("", encoding="utf-8")
-    (package / "settings.py").write_text((PROJECT_ROOT / "knowledge_assets" / "settings.py").read_text("utf-8"), "utf-8")
+    source = (PROJECT_ROOT / "knowledge_assets" / "settings.py").read_text("utf-8")
+    (package / "settings.py").write_text(source, "utf-8")
     env = {k: v for k, v in os.environ.items() if k not in _OVERRIDES} | {"PYTHONPATH": str(tmp_path / "site")}
     shown = subprocess.run(
         [sys.executable, "-c", "from knowledge_assets.settings import knowledge_home; print(knowledge_home())"],

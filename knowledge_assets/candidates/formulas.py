@@ -270,7 +270,8 @@ class _Reader:
             first, last = index, index
             while first > 0 and index - first < 2 and self.free(first - 1) and _is_index_row(self.line(first - 1)):
                 first -= 1
-            while last + 1 < len(self.lines) and last - index < 2 and self.free(last + 1) and _is_index_row(self.line(last + 1)):
+            while (last + 1 < len(self.lines) and last - index < 2 and self.free(last + 1)
+                   and _is_index_row(self.line(last + 1))):
                 last += 1
             start, _ = _strip(self.text, *self.lines[first])
             _, end = _strip(self.text, *self.lines[last])

@@ -69,4 +69,5 @@ def span(kind: CandidateKind, chunk_id: str, text: str, start: int, end: int, cu
     for item in items:
         role, (s, e), label = (item[0], item[1], None) if len(item) == 2 else item
         built.append(Part(role=role, start=s, end=e, text=text[s:e], label=label))
-    return Candidate(kind=kind, chunk_id=chunk_id, start=start, end=end, text=text[start:end], cue=cue, parts=tuple(built))
+    return Candidate(kind=kind, chunk_id=chunk_id, start=start, end=end, text=text[start:end], cue=cue,
+                     parts=tuple(built))

@@ -433,7 +433,8 @@ def read_rule(text: str, start: int, end: int, list_item: bool = False) -> _Read
         return after
     if list_item and (reading := _tier(found, text, position, end)):
         return reading
-    return _deadline(found, text, position, end) or _modal(found, text, position, end) or _computation(found, text, position, end)
+    return (_deadline(found, text, position, end) or _modal(found, text, position, end)
+            or _computation(found, text, position, end))
 
 
 def _leading(found: _Cues, text: str, start: int, end: int) -> _Reading | None:
@@ -446,7 +447,8 @@ def _leading(found: _Cues, text: str, start: int, end: int) -> _Reading | None:
     # `then` / `maka` opens the consequence where it opens a clause: after the comma that closes
     # the condition, at a line start, or in a condition written without commas ("If A then B").
     # After a comma further back it is an adverb inside the consequence ("…, the value is then doubled").
-    if then and not re.search(r"(?:,|\n)\s*$", text[opening.end():then.start()]) and "," in text[opening.end():then.start()]:
+    if (then and not re.search(r"(?:,|\n)\s*$", text[opening.end():then.start()])
+            and "," in text[opening.end():then.start()]):
         then = None
     if then and not re.search(r"(?:\band|\bdan|\bor|\batau)\s*$", text[start:then.start()]):
         return _reading(text, cue, condition=(start, then.start()), consequence=(then.start(), end))
@@ -474,7 +476,8 @@ def _condition_after(found: _Cues, text: str, start: int, end: int) -> _Reading 
         clause_start = separator.end()
     clause_end = text.find(";", cue_match.end(), end)
     condition_end = end if clause_end == -1 else clause_end
-    return _reading(text, cue, condition=(cue_match.start(), condition_end), consequence=(clause_start, cue_match.start()))
+    return _reading(text, cue, condition=(cue_match.start(), condition_end),
+                    consequence=(clause_start, cue_match.start()))
 
 
 def _circumstance(found: _Cues, text: str, start: int, end: int) -> _Reading | None:
@@ -600,7 +603,9 @@ def _part_bounds(text: str, start: int, end: int) -> Bounds:
     return _trim(text, start, start + tail.start())
 
 
-def _take_in(text: str, end: int, following: Sequence[_Unit], parts: dict[str, Bounds]) -> tuple[int, dict[str, Bounds]]:
+def _take_in(
+    text: str, end: int, following: Sequence[_Unit], parts: dict[str, Bounds]
+) -> tuple[int, dict[str, Bounds]]:
     """A sentence ending with a colon takes in the list items, or the one equation, after it:
     the candidate and the part that ends the sentence run to their end (the statement stays
     the sentence: each list item is a sentence of its own)."""

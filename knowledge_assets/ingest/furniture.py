@@ -23,7 +23,8 @@ import re
 _MONTH = r"(?:January|February|March|April|May|June|July|August|September|October|November|December)"
 _FURNITURE = (
     re.compile(r".*\S\s+\[Page \d+\]"),
-    re.compile(rf"(?:RFC \d{{1,5}}|Internet-Draft)\s{{2,}}\S.*\S\s{{2,}}(?:\d{{1,2}} )?{_MONTH} (?:\d{{1,2}}, )?\d{{4}}"),
+    re.compile(rf"(?:RFC \d{{1,5}}|Internet-Draft)\s{{2,}}\S.*\S\s{{2,}}"
+               rf"(?:\d{{1,2}} )?{_MONTH} (?:\d{{1,2}}, )?\d{{4}}"),
     re.compile(r"-\s?\d{1,4}\s?-"),
     # A catchword is at most four words: a sentence that ends in an ellipsis is longer.
     re.compile(r"(?:[A-Z(]|\d|[a-z]\.)\S*(?:\s+\S+){0,3}?\s*(?:(?<!\.)\.\.\.|…|\x85)"),

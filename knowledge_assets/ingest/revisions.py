@@ -25,7 +25,8 @@ def current_sha256(store: Store, doc_id: str) -> str | None:
 def changed_documents(store: Store, doc_ids: Iterable[str]) -> set[str]:
     """Parsed documents whose current content differs from what was parsed. A document never
     parsed is not listed: it is missing, not changed."""
-    parsed = {r["doc_id"]: r["content_sha256"] for r in store.fetch("SELECT doc_id, content_sha256 FROM parsed_documents")}
+    parsed = {r["doc_id"]: r["content_sha256"]
+              for r in store.fetch("SELECT doc_id, content_sha256 FROM parsed_documents")}
     changed = set()
     for doc_id in doc_ids:
         if doc_id in parsed and current_sha256(store, doc_id) not in (None, parsed[doc_id]):

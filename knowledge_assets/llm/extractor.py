@@ -15,8 +15,8 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Sequence
-from dataclasses import replace
 from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import replace
 from typing import Protocol, overload
 
 import pydantic
@@ -40,7 +40,6 @@ from knowledge_assets.llm.responses import (
 from knowledge_assets.llm.results import CallFailure, CallResult, LLMConfigurationError, RetryBudget, call_usage
 from knowledge_assets.llm.settings import LLMSettings
 from knowledge_assets.store.database import Store
-
 
 # A batch of 32 terms halves to 16, 8, 4, then 2: past that, a truncation is not the batch's size.
 MAX_SPLIT_DEPTH = 4

@@ -48,7 +48,11 @@ MAX_RETRY_AFTER_S = 60.0
 MAX_OUTPUT_TOKENS = 8192
 _RETRYABLE_STATUS = frozenset({408, 409, 429})
 MAX_TIMEOUT_RETRIES = 1
-_FATAL_STATUS = {401: "the server refused the API key", 403: "the API key may not use this model", 404: "the model or endpoint does not exist"}
+_FATAL_STATUS = {
+    401: "the server refused the API key",
+    403: "the API key may not use this model",
+    404: "the model or endpoint does not exist",
+}
 
 
 class _Retryable(Exception):
@@ -248,7 +252,8 @@ def _read_answer(raw, mode: str, response_type: type[pydantic.BaseModel], reques
     if choice.message.refusal:
         raise _Final("refused", f"the model refused: {choice.message.refusal[:200]}")
     try:
-        answer = choice.message.parsed if mode == "json_schema" else response_type.model_validate_json(choice.message.content or "")
+        answer = (choice.message.parsed if mode == "json_schema"
+                  else response_type.model_validate_json(choice.message.content or ""))
     except pydantic.ValidationError as exc:
         raise _Invalid(_short(exc)) from None
     if answer is None:

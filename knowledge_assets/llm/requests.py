@@ -73,7 +73,9 @@ class DomainContextRequest(_Request):
 ExtractionRequest = GlossaryRequest | FormulaRequest | RuleRequest | DomainContextRequest
 
 
-def pack(items: Iterable[_Item], size: Callable[[_Item, list[_Item]], int], budget: int, max_items: int) -> Iterator[list[_Item]]:
+def pack(
+    items: Iterable[_Item], size: Callable[[_Item, list[_Item]], int], budget: int, max_items: int
+) -> Iterator[list[_Item]]:
     """Greedy batches in input order, each within `budget` (an item larger than the budget goes
     alone) and at most `max_items` long; `size` is what an item adds to the batch so far.
     Fewer, fuller calls are what keeps a document's request count and repeated prompt prefix
@@ -90,11 +92,15 @@ def pack(items: Iterable[_Item], size: Callable[[_Item, list[_Item]], int], budg
         yield batch
 
 
-def chunk_batches(chunks: Iterable[SourceChunk], budget_chars: int = 12000, max_chunks: int = 20) -> Iterator[list[SourceChunk]]:
+def chunk_batches(
+    chunks: Iterable[SourceChunk], budget_chars: int = 12000, max_chunks: int = 20
+) -> Iterator[list[SourceChunk]]:
     return pack(chunks, lambda chunk, _: len(chunk.text), budget_chars, max_chunks)
 
 
-def cluster_batches(clusters: Iterable[TermCluster], budget_chars: int = 24000, max_clusters: int = 32) -> Iterator[list[TermCluster]]:
+def cluster_batches(
+    clusters: Iterable[TermCluster], budget_chars: int = 24000, max_clusters: int = 32
+) -> Iterator[list[TermCluster]]:
     """A chunk shared by clusters of one batch is sent once, so it is counted once: clusters
     in document order then share most of their chunks with their batch."""
     def added_chars(cluster: TermCluster, batch: list[TermCluster]) -> int:

@@ -14,7 +14,7 @@ from datetime import datetime
 
 from knowledge_assets.review.entities import require_document
 from knowledge_assets.review.status import ReviewStatus, review_statuses
-from knowledge_assets.review.worklist import _KIND_ORDER, _queue_rows, AWAITING_FIRST_REVIEW
+from knowledge_assets.review.worklist import _KIND_ORDER, AWAITING_FIRST_REVIEW, _queue_rows
 from knowledge_assets.store.database import Store
 
 STATES = ("unreviewed", "approved", "edited", "rejected", "stale")
@@ -73,7 +73,9 @@ def document_summaries(store: Store, only: list[str] | None = None) -> list[Docu
                arg_max(file_name, registered_at) AS file_name
         FROM documents GROUP BY doc_id""")
     parsed = _by_doc(store, "SELECT doc_id, page_count, parsed_at FROM parsed_documents")
-    glossary = _by_doc(store, "SELECT doc_id, count(*) AS terms, count(definition) AS definitions FROM glossary GROUP BY doc_id")
+    glossary = _by_doc(
+        store, "SELECT doc_id, count(*) AS terms, count(definition) AS definitions FROM glossary GROUP BY doc_id"
+    )
     formulas = _by_doc(store, "SELECT doc_id, count(*) AS n FROM formulas GROUP BY doc_id")
     rules = _by_doc(store, "SELECT doc_id, count(*) AS n FROM rules GROUP BY doc_id")
     titles = _by_doc(store, "SELECT doc_id, min(title) AS title FROM domain_context GROUP BY doc_id")

@@ -55,7 +55,8 @@ class ReviewStatus:
         before = self.latest.reviewed_content
         fields = changed_fields(before, self.content)
         details = "; ".join(
-            f"{name} was {_shown(before.get(name), self.content[name])}, now {_shown(self.content[name], before.get(name))}"
+            f"{name} was {_shown(before.get(name), self.content[name])}, "
+            f"now {_shown(self.content[name], before.get(name))}"
             for name in fields
         )
         if not fields:  # the same content hashed another way, e.g. by an older version of this module

@@ -34,7 +34,8 @@ class WorkItem:
 
 def _queue_rows(store: Store, doc_id: str) -> dict[EntityKey, tuple[int, str]]:
     rows = store.fetch(
-        "SELECT rank, row_kind, term_id, domain_id, term, review_reason FROM review_queue WHERE doc_id = ? ORDER BY rank",
+        "SELECT rank, row_kind, term_id, domain_id, term, review_reason FROM review_queue "
+        "WHERE doc_id = ? ORDER BY rank",
         [doc_id],
     )
     keyed = {}

@@ -50,7 +50,10 @@ def _freeze_case(path: Path, gold_dir: Path) -> tuple[dict, list[FrozenFile]]:
     split = gold.get("split", "development")
     if split not in SPLITS:
         raise Refusal(f"gold {gold_path}: split must be one of {', '.join(SPLITS)}, not {split!r}")
-    files = [FrozenFile(f"sources/{case_id}/{path.name}", path.read_bytes()), FrozenFile(f"gold/{case_id}.json", gold_raw)]
+    files = [
+        FrozenFile(f"sources/{case_id}/{path.name}", path.read_bytes()),
+        FrozenFile(f"gold/{case_id}.json", gold_raw),
+    ]
     references: dict[str, dict | None] = {}
     for record, (suffix, _role) in RECORDS.items():
         record_path = gold_dir / f"{case_id}{suffix}"
@@ -114,7 +117,8 @@ class Bundle:
 
 
 def _verify_entry(root: Path, entry: object, where: str) -> None:
-    if not isinstance(entry, dict) or not isinstance(entry.get("path"), str) or not isinstance(entry.get("sha256"), str):
+    if (not isinstance(entry, dict) or not isinstance(entry.get("path"), str)
+            or not isinstance(entry.get("sha256"), str)):
         raise Refusal(f"{where}: expected {{path, sha256}}")
     relative = PurePosixPath(entry["path"])
     if relative.is_absolute() or ".." in relative.parts:

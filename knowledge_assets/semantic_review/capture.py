@@ -71,11 +71,14 @@ def _capture_case(bundle: Bundle, case: dict, repeat: int, store: Store, run: Ca
 
 def _model_calls(store: Store) -> int:
     """Requests that reached a model: the offline extractor and cache replays are not calls."""
-    rows = store.fetch("SELECT count(*) AS n FROM llm_usage WHERE deployment <> ? AND NOT cache_hit", [OFFLINE_DEPLOYMENT])
+    rows = store.fetch("SELECT count(*) AS n FROM llm_usage WHERE deployment <> ? AND NOT cache_hit",
+                       [OFFLINE_DEPLOYMENT])
     return int(rows[0]["n"])
 
 
-def run_capture(bundle: Bundle, plan: Plan, output: Path, open_runner: OpenRunner, clock: Callable[[], datetime]) -> dict:
+def run_capture(
+    bundle: Bundle, plan: Plan, output: Path, open_runner: OpenRunner, clock: Callable[[], datetime]
+) -> dict:
     try:
         settings = resolve_settings()
     except SettingsError as exc:

@@ -42,7 +42,8 @@ def _term_roles(terms: object, origin: Path) -> list[dict]:
             raise Refusal(f"{where}: expected an object with a non-empty 'canonical'")
         coverage = _coverage(term, where)
         canonical = term["canonical"]
-        roles.append({"roleKey": f"term:{canonical}", "kind": "term", "coverage": coverage, "label": canonical, "expected": term})
+        roles.append({"roleKey": f"term:{canonical}", "kind": "term", "coverage": coverage, "label": canonical,
+                      "expected": term})
         definition = term.get("definition")
         if isinstance(definition, str) and definition.strip():
             roles.append({"roleKey": f"definition:{canonical}", "kind": "definition", "coverage": coverage,
@@ -72,7 +73,8 @@ def _domain_roles(gold: dict, origin: Path) -> list[dict]:
     if not isinstance(domain, dict):
         raise Refusal(f"{where}: expected an object")
     coverage = _coverage(domain, where)
-    return [{"roleKey": f"domain:{key}", "kind": "domain", "coverage": coverage, "label": key, "expected": {key: domain[key]}}
+    return [{"roleKey": f"domain:{key}", "kind": "domain", "coverage": coverage, "label": key,
+             "expected": {key: domain[key]}}
             for key in ("title", "purpose") if isinstance(domain.get(key), str) and domain[key].strip()]
 
 

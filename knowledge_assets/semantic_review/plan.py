@@ -10,7 +10,13 @@ from datetime import datetime
 from pathlib import Path
 
 from knowledge_assets.semantic_review.bundle import Bundle, holds_captures
-from knowledge_assets.semantic_review.canonical import derived_id_holds, digest, read_document, read_object, with_derived_id
+from knowledge_assets.semantic_review.canonical import (
+    derived_id_holds,
+    digest,
+    read_document,
+    read_object,
+    with_derived_id,
+)
 from knowledge_assets.semantic_review.measurement import measurement
 from knowledge_assets.semantic_review.refusal import Refusal
 from knowledge_assets.semantic_review.timestamps import format_time, parse_time
@@ -58,7 +64,8 @@ def build_plan(bundle: Bundle, criteria: dict, split: str, repeats: int, now: da
     _check_scope(split, repeats, "prepare")
     seen = holds_captures(bundle.root)
     if seen is not None:
-        raise Refusal(f"bundle {bundle.root}: already holds captures ({seen}); a plan must be declared before outputs exist")
+        raise Refusal(f"bundle {bundle.root}: already holds captures ({seen}); "
+                      "a plan must be declared before outputs exist")
     cases = [case for case in bundle.cases.values() if case["split"] == split]
     if not cases:
         raise Refusal(f"bundle {bundle.root}: no case in split {split!r}")
@@ -105,13 +112,16 @@ def load_plan(path: Path, bundle: Bundle) -> Plan:
     if not derived_id_holds(document, "planId"):
         raise Refusal(f"{where}: planId is not the digest of the plan body; the plan was changed after it was declared")
     if document.get("bundleDigest") != bundle.digest:
-        raise Refusal(f"{where}: declared over bundle {document.get('bundleDigest')}, not {bundle.root} ({bundle.digest})")
+        raise Refusal(f"{where}: declared over bundle {document.get('bundleDigest')}, "
+                      f"not {bundle.root} ({bundle.digest})")
     cases = document.get("cases")
     if not isinstance(cases, list) or not cases:
         raise Refusal(f"{where}: no cases")
     for case in cases:
         if not isinstance(case, dict) or bundle.cases.get(case.get("caseId")) != case:
-            raise Refusal(f"{where}: case {case.get('caseId') if isinstance(case, dict) else case!r} differs from the bundle's")
-    if not isinstance(document.get("measurement"), dict) or document.get("measurementId") != digest(document["measurement"]):
+            raise Refusal(f"{where}: case {case.get('caseId') if isinstance(case, dict) else case!r} "
+                          "differs from the bundle's")
+    if (not isinstance(document.get("measurement"), dict)
+            or document.get("measurementId") != digest(document["measurement"])):
         raise Refusal(f"{where}: measurementId is not the digest of its measurement")
     return Plan(raw, document, parse_time(document.get("declaredAt"), f"{where}: declaredAt"))

@@ -71,8 +71,8 @@ def load_receipt(path: Path, plan: Plan, captures: Captures, targets: list[Targe
     if document.get("planId") != plan.plan_id:
         raise Refusal(f"{where}: reviews plan {document.get('planId')}, not {plan.plan_id}")
     if document.get("capturesDigest") != captures.digest:
-        raise Refusal(f"{where}: capture digest mismatch: the receipt reviewed captures {document.get('capturesDigest')}, "
-                      f"the captures given have {captures.digest}")
+        raise Refusal(f"{where}: capture digest mismatch: the receipt reviewed captures "
+                      f"{document.get('capturesDigest')}, the captures given have {captures.digest}")
     reviewer, independent = reviewer_declaration(document, where)
     if independent and reviewer["actorId"] in authors:
         raise Refusal(f"{where}: {reviewer['actorId']} authored the gold and cannot declare independent review")

@@ -61,7 +61,8 @@ def _usage(record: dict) -> dict | None:
         return None
     totals = {"usageRows": len(calls)}
     for name in ("prompt_tokens", "cached_tokens", "completion_tokens"):
-        totals[name] = sum(value for call in calls if isinstance(call, dict) and isinstance(value := call.get(name), int))
+        totals[name] = sum(value for call in calls
+                           if isinstance(call, dict) and isinstance(value := call.get(name), int))
     return {"caseId": record.get("caseId"), "repeat": record.get("repeat"), **totals}
 
 
@@ -69,14 +70,17 @@ def _conclusion(receipt: Receipt, readiness: dict[str, Readiness]) -> tuple[str,
     """Why no blocker and no pending item still falls short of acceptance, if it does."""
     reasons = []
     if receipt.reviewer["actorKind"] != "human":
-        reasons.append(f"reviewed by an agent ({receipt.reviewer['actorId']}): AI review cannot supply independent acceptance")
+        reasons.append(f"reviewed by an agent ({receipt.reviewer['actorId']}): "
+                       "AI review cannot supply independent acceptance")
     elif not receipt.independent_human:
         reasons.append(f"{receipt.reviewer['actorId']} did not declare independent human review")
     for case in readiness.values():
         reasons.extend(case.reasons)
     if reasons:
         return "exploratory_reviewed", reasons
-    return "accepted_within_scope", ["complete determinate review within the plan's limits by an independent human; every gold ready"]
+    return "accepted_within_scope", [
+        "complete determinate review within the plan's limits by an independent human; every gold ready"
+    ]
 
 
 def derive_report(evidence: Evidence) -> dict:
@@ -90,7 +94,8 @@ def derive_report(evidence: Evidence) -> dict:
         "engineering": evidence.engineering,
         "reference": [b for readiness in evidence.readiness.values() for b in readiness.blockers],
         "semantic": [
-            {"target": d.target.key, "errorCodes": sorted(CRITICAL_ERROR_CODES & set(d.error_codes)), "rationale": d.rationale}
+            {"target": d.target.key, "errorCodes": sorted(CRITICAL_ERROR_CODES & set(d.error_codes)),
+             "rationale": d.rationale}
             for d in decisions if d.verdict == "incorrect" and CRITICAL_ERROR_CODES & set(d.error_codes)
         ],
         "threshold": [f"{limit['count']} {name} exceed the plan's limit of {limit['max']}"
@@ -130,7 +135,8 @@ def derive_report(evidence: Evidence) -> dict:
                    "verdicts": {verdict: verdicts[verdict] for verdict in VERDICTS}},
         "coverage": coverage,
         "review": None if receipt is None else {
-            "reviewer": receipt.reviewer, "independentHuman": receipt.independent_human, "reviewedAt": receipt.reviewed_at},
+            "reviewer": receipt.reviewer, "independentHuman": receipt.independent_human,
+            "reviewedAt": receipt.reviewed_at},
         "referenceReadiness": {case_id: {"ready": r.ready, "reasons": r.reasons, "blockers": r.blockers}
                                for case_id, r in evidence.readiness.items()},
         "capture": {

@@ -112,7 +112,8 @@ def reference_records(bundle: Bundle, case: dict) -> dict[str, FrozenRecord | No
             continue
         path = bundle.path(entry)
         raw, data = read_json(path, "reference record")
-        found[name] = FrozenRecord(path.name, raw, validate_record(data, path, name, case["caseId"], case["gold"]["sha256"]))
+        found[name] = FrozenRecord(path.name, raw,
+                                   validate_record(data, path, name, case["caseId"], case["gold"]["sha256"]))
     return found
 
 

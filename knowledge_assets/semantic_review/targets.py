@@ -20,7 +20,8 @@ from knowledge_assets.semantic_review.vocabulary import (
 )
 
 # Which entity fields name what a gold item of each kind expects.
-_NAME_FIELDS = {"term": ("term", "full_name"), "definition": ("term", "full_name"), "formula": ("name",), "rule": ("statement",)}
+_NAME_FIELDS = {"term": ("term", "full_name"), "definition": ("term", "full_name"), "formula": ("name",),
+                "rule": ("statement",)}
 _ENTITY_OF_ROLE = {"term": "glossary", "definition": "glossary", "formula": "formula", "rule": "rule",
                    "domain": "domain_context"}
 

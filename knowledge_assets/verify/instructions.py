@@ -63,8 +63,10 @@ def _patterns() -> tuple[re.Pattern[str], ...]:
     article = r"(?:(?:a|an|the|seorang|sebuah)\s+)?(?:[^\W\d_]+\s+){0,2}?"  # "an unrestricted AI"
     flags = re.IGNORECASE
     return (
-        re.compile(rf"(?:{_CLAUSE_OPENING}|{conjunction}\s+){leads}{verb}{_GAP}{_word(pack['override_objects'])}", flags),
-        re.compile(rf"{_CLAUSE_OPENING}{leads}{verb}{_GAP}{_word(pack['override_objects_imperative'])}{phrase_end}", flags),
+        re.compile(rf"(?:{_CLAUSE_OPENING}|{conjunction}\s+){leads}{verb}{_GAP}"
+                   rf"{_word(pack['override_objects'])}", flags),
+        re.compile(rf"{_CLAUSE_OPENING}{leads}{verb}{_GAP}"
+                   rf"{_word(pack['override_objects_imperative'])}{phrase_end}", flags),
         re.compile(rf"{_word(pack['address_openers'])}\s+{article}{addressee}{addressee_end}", flags),
         re.compile(rf"{_word(pack['role_openers'])}\s+{addressee}\s*(?:,|{_word(pack['pronouns'])})", flags),
         re.compile(_word(pack["markers"]), flags),

@@ -25,7 +25,8 @@ _SPACING = re.compile(r"\\[,;:! ]|~|\\quad|\\qquad")
 _BARE_X_PRODUCT = re.compile(r"(?<=[\w})\]])\s+x\s+(?=[\w\\({\[])")
 
 
-_MATH_FENCE = re.compile(r"^[ \t]*(?P<mark>`{3,}|~{3,})[ \t]*(?:math|latex|tex|katex)\b[^\n]*\n(?P<body>.*?)^[ \t]*(?P=mark)[ \t]*$",
+_MATH_FENCE = re.compile(r"^[ \t]*(?P<mark>`{3,}|~{3,})[ \t]*(?:math|latex|tex|katex)\b[^\n]*\n"
+                         r"(?P<body>.*?)^[ \t]*(?P=mark)[ \t]*$",
                          re.MULTILINE | re.DOTALL | re.IGNORECASE)
 _DISPLAY_MATH = re.compile(r"\$\$(?P<body>.+?)\$\$|\\\[(?P<bracketed>.+?)\\\]", re.DOTALL)
 

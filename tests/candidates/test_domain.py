@@ -13,7 +13,8 @@ def found(chunks, kind):
 
 
 def test_candidates_are_verbatim_slices_of_their_chunk():
-    chunks = [chunk(0, 'title: "Widget Transport"'), chunk(1, "abstract\n\nThis document specifies widgets.", "abstract")]
+    chunks = [chunk(0, 'title: "Widget Transport"'),
+              chunk(1, "abstract\n\nThis document specifies widgets.", "abstract")]
     by_id = {c.chunk_id: c.text for c in chunks}
     for candidate in find_domain(chunks):
         assert by_id[candidate.chunk_id][candidate.start:candidate.end] == candidate.text
@@ -31,7 +32,8 @@ def test_a_title_line_after_the_first_heading_is_no_front_matter():
 
 def test_regulation_heading_runs_from_the_instrument_to_the_subject():
     text = ("SALINAN\nMENTERI CONTOH\nPERATURAN MENTERI CONTOH REPUBLIK INDONESIA\nNOMOR 7 TAHUN 2030\nTENTANG\n"
-            "TATA CARA PENGUJIAN ALAT\nDAN BAHAN\n\nDENGAN RAHMAT TUHAN YANG MAHA ESA\nMENTERI CONTOH,\nMenimbang : a. bahwa")
+            "TATA CARA PENGUJIAN ALAT\nDAN BAHAN\n\nDENGAN RAHMAT TUHAN YANG MAHA ESA\nMENTERI CONTOH,\n"
+            "Menimbang : a. bahwa")
     assert found([chunk(0, text)], "title")[0] == (
         "regulation_heading",
         "PERATURAN MENTERI CONTOH REPUBLIK INDONESIA\nNOMOR 7 TAHUN 2030\nTENTANG\nTATA CARA PENGUJIAN ALAT\nDAN BAHAN")
@@ -93,7 +95,8 @@ def test_a_statement_announcing_a_list_takes_its_items_up_to_the_next_ayat():
 def test_purpose_heading_counts_only_where_it_opens_the_document():
     chunks = [chunk(0, "1. Purpose\nThis guide sets the widget limits.", "1. Purpose"),
               chunk(1, "2. Terms", "2. Terms"), chunk(2, "3. Tools", "3. Tools"),
-              chunk(3, "3.1. Purpose of the Test Tool\nThe tool measures widgets.", "3. Tools", "3.1. Purpose of the Test Tool")]
+              chunk(3, "3.1. Purpose of the Test Tool\nThe tool measures widgets.", "3. Tools",
+                    "3.1. Purpose of the Test Tool")]
     assert [(cue, text) for cue, text in found(chunks, "purpose") if cue == "purpose_heading"] == [
         ("purpose_heading", "This guide sets the widget limits.")]
 

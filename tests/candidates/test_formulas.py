@@ -105,7 +105,8 @@ def test_a_fraction_laid_out_over_three_lines_is_one_formula():
 
 
 def test_a_fraction_with_a_named_left_side_and_a_factor_after_the_bar():
-    text = "Rumus:\n\n                Jam Kerja Efektif\n   Efisiensi = ----------------- x 100%\n                Jam Tersedia\n"
+    text = ("Rumus:\n\n                Jam Kerja Efektif\n   Efisiensi = ----------------- x 100%\n"
+            "                Jam Tersedia\n")
     candidate = only(text)
     assert candidate.part("lhs").text == "Efisiensi"
     assert candidate.text.startswith("Jam Kerja Efektif\n") and candidate.text.endswith("Jam Tersedia")
@@ -117,7 +118,8 @@ def test_a_sum_of_fractions_on_one_bar_line_is_one_formula():
 
 
 def test_a_sum_laid_out_with_its_limits_above_and_below():
-    text = "Jumlah rasio harus memenuhi:\n\n    m\n          Kj\n  ∑ (batas kadar) ≤ 1\n   j =1       j\n\nTeks berikutnya.\n"
+    text = ("Jumlah rasio harus memenuhi:\n\n    m\n          Kj\n  ∑ (batas kadar) ≤ 1\n   j =1       j\n\n"
+            "Teks berikutnya.\n")
     candidate = only(text)
     assert candidate.text == "m\n          Kj\n  ∑ (batas kadar) ≤ 1\n   j =1       j" and candidate.cue == "sum_layout"
 
@@ -223,7 +225,8 @@ def test_a_legend_gives_each_symbol_its_meaning_and_is_not_a_formula_itself():
 
 
 def test_an_english_where_block_may_start_after_a_blank_line():
-    candidate = only("Load = Mass * g\n\nwhere:\n\n   Mass : the loaded mass in kg\n   g : gravity\n\nMass : not a legend\n")
+    candidate = only("Load = Mass * g\n\nwhere:\n\n   Mass : the loaded mass in kg\n   g : gravity\n\n"
+                     "Mass : not a legend\n")
     assert {p.label: p.text for p in candidate.parts_of("meaning")} == {"Mass": "the loaded mass in kg", "g": "gravity"}
 
 

@@ -179,7 +179,8 @@ def test_kramdown_front_matter_markers_and_extensions_are_not_text(tmp_path):
 def test_markdown_converted_regulation_keeps_its_statutory_outline_and_drops_furniture(tmp_path):
     path = tmp_path / "reg.md"
     path.write_text(
-        "# Converted file\n\nPERATURAN CONTOH\n\nBAB I\nKETENTUAN UMUM\n\nPasal 1\nDalam Peraturan ini yang dimaksud dengan:\n"
+        "# Converted file\n\nPERATURAN CONTOH\n\nBAB I\nKETENTUAN UMUM\n\n"
+        "Pasal 1\nDalam Peraturan ini yang dimaksud dengan:\n"
         "1. Widget adalah alat.\n\f-2-\n\n2. Gadget adalah alat lain.\n\nPasal 2 ...\n\nPasal 2\nWidget wajib diuji.\n",
         encoding="utf-8",
     )

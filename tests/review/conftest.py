@@ -67,7 +67,8 @@ def pipeline(instance, tmp_path, monkeypatch) -> Pipeline:
 
 @pytest.fixture(scope="session")
 def extracted_file(tmp_path_factory) -> Path:
-    with pytest.MonkeyPatch.context() as env, materialised_samples(tmp_path_factory.mktemp("extracted"), env) as samples:
+    root = tmp_path_factory.mktemp("extracted")
+    with pytest.MonkeyPatch.context() as env, materialised_samples(root, env) as samples:
         assert all(result.success for result in samples.results.values())
         add_unresolved_key_parameter(samples.store)
     return samples.store.path

@@ -7,7 +7,9 @@ from pathlib import Path
 from knowledge_assets.llm.prompts import USER_MARKER
 
 # The extraction graph; assets other stages add downstream of it are theirs to version.
-EXTRACTION_ASSETS = {"parsed_chunks", "term_clusters", "formulas", "glossary", "rules", "domain_context", "review_queue"}
+EXTRACTION_ASSETS = {
+    "parsed_chunks", "term_clusters", "formulas", "glossary", "rules", "domain_context", "review_queue",
+}
 
 
 def edit_static_part(prompt_file: Path, sentence: str) -> None:

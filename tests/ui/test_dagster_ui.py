@@ -72,7 +72,8 @@ def ui(tmp_path_factory):
             args = [webserver, "-h", "127.0.0.1", "-p", str(port), "-w", str(WORKSPACE)]
             with dagster_process(args, log) as web:
                 url = f"http://127.0.0.1:{port}"
-                location = wait_for(lambda: _loaded_location(url), "the code location loaded in the webserver", web, log)
+                location = wait_for(lambda: _loaded_location(url), "the code location loaded in the webserver",
+                                    web, log)
                 yield UI(url, location, samples, prompts, root / "chromium", web, log)
 
 
@@ -153,7 +154,8 @@ def _stale_partitions(ui: UI) -> dict[str, dict[str, list[str]]]:
     nodes = graphql(ui.url, _STALENESS, {"keys": keys, "partitions": ui.samples.doc_ids})["assetNodes"]
     stale = {}
     for node in nodes:
-        for doc_id, status, causes in zip(ui.samples.doc_ids, node["staleStatusByPartition"], node["staleCausesByPartition"]):
+        partitions = zip(ui.samples.doc_ids, node["staleStatusByPartition"], node["staleCausesByPartition"])
+        for doc_id, status, causes in partitions:
             if status != "FRESH":
                 stale.setdefault(doc_id, {})[node["assetKey"]["path"][0]] = sorted({c["category"] for c in causes})
     return stale

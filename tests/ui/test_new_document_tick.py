@@ -14,8 +14,8 @@ from pathlib import Path
 
 import dagster as dg
 
-from knowledge_assets.defs.resources import KnowledgeStore
 from knowledge_assets.definitions import defs
+from knowledge_assets.defs.resources import KnowledgeStore
 from knowledge_assets.store.database import Store
 from tests.conftest import PROJECT_ROOT, SAMPLE_MARKDOWN
 from tests.ui.servers import WORKSPACE, dagster_process, project_instance_config, wait_for

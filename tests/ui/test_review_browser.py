@@ -113,8 +113,9 @@ def session(tmp_path_factory):
             port = free_port()
             chromium = subprocess.Popen(
                 [str(CHROMIUM), "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run", f"--user-data-dir={root / 'chromium'}",
-                 f"--remote-debugging-port={port}", "--window-size=1400,1000", "about:blank"],
+                 "--disable-component-update", "--disable-sync", "--no-first-run",
+                 f"--user-data-dir={root / 'chromium'}", f"--remote-debugging-port={port}", "--window-size=1400,1000",
+                 "about:blank"],
                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
             )
             try:
@@ -146,7 +147,8 @@ def _text_under(page: int, boxes_in_points: list[dict]) -> str:
         pdf_page = document[page]
         _, _, _, top = pdf_page.get_bbox()
         textpage = pdf_page.get_textpage()
-        return "".join(textpage.get_text_bounded(b["left"], top - b["bottom"], b["right"], top - b["top"]) for b in boxes_in_points)
+        return "".join(textpage.get_text_bounded(b["left"], top - b["bottom"], b["right"], top - b["top"])
+                       for b in boxes_in_points)
     finally:
         document.close()
 
@@ -164,7 +166,7 @@ def _span_char_boxes(page: int, span: str) -> list[tuple[float, float, float, fl
         assert found, f"{first_line!r} not on page {page + 1}"
         index, count = found
         boxes = [textpage.get_charbox(i) for i in range(index, index + count)]
-        return [(l, top - t, r, top - b) for l, b, r, t in boxes if r > l]  # to top-left origin
+        return [(x0, top - y1, x1, top - y0) for x0, y0, x1, y1 in boxes if x1 > x0]  # to top-left origin
     finally:
         document.close()
 
@@ -175,13 +177,17 @@ _GEOMETRY = """(() => {
   const width = parseFloat(figure.dataset.pageWidth), height = parseFloat(figure.dataset.pageHeight);
   return [...document.querySelectorAll('rect.span-box')].map(rect => {
     const box = rect.getBoundingClientRect();
-    return {left: (box.left - image.left) / image.width * width, right: (box.right - image.left) / image.width * width,
-            top: (box.top - image.top) / image.height * height, bottom: (box.bottom - image.top) / image.height * height};
+    return {left: (box.left - image.left) / image.width * width,
+            right: (box.right - image.left) / image.width * width,
+            top: (box.top - image.top) / image.height * height,
+            bottom: (box.bottom - image.top) / image.height * height};
   });
 })()"""
 
 
-def test_an_expert_opens_the_pdf_queue_checks_the_highlight_approves_with_a_key_and_the_approval_survives_a_rerun(session):
+def test_an_expert_opens_the_pdf_queue_checks_the_highlight_approves_with_a_key_and_the_approval_survives_a_rerun(
+    session,
+):
     samples, server, browser = session
     store = server.store
     browser.open(f"{server.url}/documents/{PRM}")
@@ -190,7 +196,8 @@ def test_an_expert_opens_the_pdf_queue_checks_the_highlight_approves_with_a_key_
     first, second = worklist(store, PRM)[:2]
     browser.press("j")  # select the first row
     browser.press("Enter")
-    browser.wait_for(f"location.pathname === '/entries/{first.id}' && document.readyState === 'complete'", "the first entry")
+    browser.wait_for(f"location.pathname === '/entries/{first.id}' && document.readyState === 'complete'",
+                     "the first entry")
     browser.wait_for("document.getElementById('page-image').complete && "
                      "document.getElementById('page-image').naturalWidth > 0", "the page image")
 

@@ -19,7 +19,9 @@ from knowledge_assets.llm.responses import GlossaryResponse, GlossaryTerm
 
 
 def answer_glossary(request: GlossaryRequest) -> GlossaryResponse:
-    return GlossaryResponse(terms=[_answer_cluster(number, cluster) for number, cluster in enumerate(request.clusters, start=1)])
+    return GlossaryResponse(
+        terms=[_answer_cluster(number, cluster) for number, cluster in enumerate(request.clusters, start=1)]
+    )
 
 
 def _surfaces(cluster: TermCluster) -> list[str]:

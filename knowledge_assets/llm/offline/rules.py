@@ -31,7 +31,8 @@ _INTERPRETATION_HEADING = re.compile(r"interpret", re.IGNORECASE)
 @cache
 def _type_cues(key: str) -> re.Pattern:
     words = sorted(cues("rules").get(key, ()), key=len, reverse=True)
-    return re.compile(r"\b(?:" + "|".join(r"\s+".join(map(re.escape, w.split())) for w in words) + r")\b", re.IGNORECASE)
+    alternatives = "|".join(r"\s+".join(map(re.escape, w.split())) for w in words)
+    return re.compile(r"\b(?:" + alternatives + r")\b", re.IGNORECASE)
 
 
 def answer_rules(request: RuleRequest) -> RuleResponse:
@@ -59,7 +60,8 @@ def _rule(chunk: SourceChunk, candidate: Candidate) -> RuleFound:
         start = max(start, statement.start) if statement else start
         span = chunk.text[start:max(condition.end, consequence.end)]
     return RuleFound(
-        rule_type=_rule_type(chunk, condition.text if condition else None, consequence.text if consequence else statement_text),
+        rule_type=_rule_type(chunk, condition.text if condition else None,
+                             consequence.text if consequence else statement_text),
         statement=statement_text,
         condition=condition.text if condition else None,
         consequence=consequence.text if consequence else None,

@@ -162,7 +162,9 @@ class ReviewApp:
 
     def entry(self, request: Request) -> Response:
         with self.session() as store:
-            item, entries, index = self._locate(store, request.path_params["entry_id"], request.query_params.get("doc_id"))
+            item, entries, index = self._locate(
+                store, request.path_params["entry_id"], request.query_params.get("doc_id")
+            )
             reviews = [r for r in history(store, item.doc_id) if r.key == item.key]
             source_view = self._source(store, item, latest_source(store, item.doc_id))
         current = entries[index]
@@ -188,7 +190,8 @@ class ReviewApp:
         if not pages or not 1 <= page_no <= pages[0]["page_count"] or not document.path.is_file():
             raise HTTPException(404, f"document {doc_id} has no page {page_no}")
         # Named by registry values and numbers only: nothing from the request but a checked int.
-        cache = self.settings.state_dir / "review_pages" / document.doc_id / f"{document.content_sha256[:16]}-{page_no}.png"
+        cache = (self.settings.state_dir / "review_pages" / document.doc_id
+                 / f"{document.content_sha256[:16]}-{page_no}.png")
         path = source.cached_page_png(document.path, page_no - 1, cache)
         return FileResponse(path, media_type="image/png", headers={"Cache-Control": "private, max-age=3600"})
 
@@ -214,7 +217,8 @@ class ReviewApp:
         with self.session() as store:
             item, entries, index = self._locate(store, request.path_params["entry_id"], value("doc_id"))
             try:
-                edited = validate_edit(item, _edited_payload(item, fields), "the edit form") if decision == "edited" else None
+                edited = (validate_edit(item, _edited_payload(item, fields), "the edit form")
+                          if decision == "edited" else None)
                 record_decision(store, item, decision, value("reviewer"), value("note") or None, edited)
             except ReviewError as exc:
                 return self._entry_error(request, item, str(exc))
@@ -373,7 +377,8 @@ def _error_handler(app: ReviewApp):
             status, title, message = 503, "The store is busy", LOCKED.format(path=app.settings.store_path)
         else:
             assert isinstance(exc, HTTPException)
-            status, title, message = exc.status_code, {404: "Not found", 403: "Refused"}.get(exc.status_code, "Error"), exc.detail
+            title = {404: "Not found", 403: "Refused"}.get(exc.status_code, "Error")
+            status, message = exc.status_code, exc.detail
         return app.render(request, "error.html", status=status, title=title, message=message, back="/")
 
     return handle

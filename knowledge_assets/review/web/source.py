@@ -124,8 +124,8 @@ def page_highlight(pdf: Path, page: int, span: str, page_text: str, span_start: 
             document.close()
     pad = 1.5
     boxes = [
-        Box(l - left - pad, top - t - pad, (r - l) + 2 * pad, (t - b) + 2 * pad)
-        for l, b, r, t in _lines(chars)
+        Box(x0 - left - pad, top - y1 - pad, (x1 - x0) + 2 * pad, (y1 - y0) + 2 * pad)
+        for x0, y0, x1, y1 in _lines(chars)
     ]
     return PageHighlight(page + 1, right - left, top - bottom, boxes)
 
@@ -199,7 +199,8 @@ def text_source(store: Store, doc_id: str, chunk_id: str | None, span: str) -> T
     if chunk is None:
         return TextSource(None, "", "", None, None)
     neighbours = {row["seq"]: row["text"] for row in store.fetch(
-        "SELECT seq, text FROM parsed_chunks WHERE doc_id = ? AND seq IN (?, ?)", [doc_id, chunk["seq"] - 1, chunk["seq"] + 1]
+        "SELECT seq, text FROM parsed_chunks WHERE doc_id = ? AND seq IN (?, ?)",
+        [doc_id, chunk["seq"] - 1, chunk["seq"] + 1],
     )}
     start = chunk["text"].find(span) if span else -1
     heading = " › ".join(chunk["heading_path"] or [])
@@ -207,7 +208,8 @@ def text_source(store: Store, doc_id: str, chunk_id: str | None, span: str) -> T
         found, page_start = Excerpt(chunk["text"], "", "", heading), None
     else:
         found, page_start = excerpt(chunk["text"], start, start + len(span), heading), chunk["char_start"] + start
-    return TextSource(found, neighbours.get(chunk["seq"] - 1, ""), neighbours.get(chunk["seq"] + 1, ""), chunk, page_start)
+    return TextSource(found, neighbours.get(chunk["seq"] - 1, ""), neighbours.get(chunk["seq"] + 1, ""),
+                      chunk, page_start)
 
 
 @dataclass(frozen=True)
@@ -230,6 +232,7 @@ def mentions(store: Store, doc_id: str, term_id: str) -> tuple[int, list[Mention
         text, start, end = row["text"], row["char_start"], row["char_end"]
         lo, hi = max(0, start - _CONTEXT_CHARS), min(len(text), end + _CONTEXT_CHARS)
         window = excerpt(text[lo:hi], start - lo, end - lo)
-        window = Excerpt(("…" if lo else "") + window.before, window.marked, window.after + ("…" if hi < len(text) else ""))
+        window = Excerpt(("…" if lo else "") + window.before, window.marked,
+                         window.after + ("…" if hi < len(text) else ""))
         shown.append(Mention(row["page_no"], row["section_no"], window))
     return len(rows), shown

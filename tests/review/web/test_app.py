@@ -62,7 +62,8 @@ def test_the_documents_page_lists_each_document_with_its_counts_and_review_state
     decide(client, worklist(server.store, PRM)[0].id, PRM, "approve", reviewer="alice")
     page = client.get("/")
     assert page.status == 200
-    rows = {m.group(1): text_of(m.group(0)) for m in re.finditer(r"<tr[^>]*>.*?<code>([^<]+)</code>.*?</tr>", page.text, re.S)}
+    rows = {m.group(1): text_of(m.group(0))
+            for m in re.finditer(r"<tr[^>]*>.*?<code>([^<]+)</code>.*?</tr>", page.text, re.S)}
     assert set(rows) == {PRM, KPI}
     prm = rows[PRM]
     assert "STANDARD PARAMETER Production Parameter" in prm
@@ -70,7 +71,8 @@ def test_the_documents_page_lists_each_document_with_its_counts_and_review_state
     formulas = server.store.fetch("SELECT count(*) n FROM formulas WHERE doc_id = ?", [PRM])[0]["n"]
     rules = server.store.fetch("SELECT count(*) n FROM rules WHERE doc_id = ?", [PRM])[0]["n"]
     unreviewed = sum(s.state == "unreviewed" for s in review_statuses(server.store, PRM))
-    # title, doc_id, revision, pages, terms, definitions, formulas, rules, unreviewed, approved, edited, rejected, returned
+    # title, doc_id, revision, pages, terms, definitions, formulas, rules, unreviewed, approved, edited,
+    # rejected, returned
     assert f"{PRM} 1 9 {terms['n']} {terms['d']} {formulas} {rules} {unreviewed} 1 0 0 0" in prm
     assert re.search(r"\d{4}-\d\d-\d\d \d\d:\d\d$", prm)  # last run
 
@@ -116,7 +118,8 @@ def test_an_unknown_document_is_404_everywhere(client):
 
 
 def test_a_pdf_entry_shows_its_fields_reason_and_the_page_with_its_span_boxed(client, server):
-    term = server.store.fetch("SELECT term_id, definition, provenance FROM glossary WHERE doc_id = ? AND term = 'MOHH'", [PRM])[0]
+    term = server.store.fetch("SELECT term_id, definition, provenance FROM glossary WHERE doc_id = ? AND term = 'MOHH'",
+                              [PRM])[0]
     page = client.get(entry_path(term["term_id"], PRM))
     assert page.status == 200
     text = text_of(page.text)
@@ -124,7 +127,8 @@ def test_a_pdf_entry_shows_its_fields_reason_and_the_page_with_its_span_boxed(cl
     assert "routine confirmation" in text and "Never reviewed." in text
     page_no = term["provenance"]["page_no"]
     assert f'src="/pages/{PRM}/{page_no}.png"' in page.text
-    boxes = re.findall(r'<rect class="span-box" x="([\d.]+)" y="([\d.]+)" width="([\d.]+)" height="([\d.]+)"', page.text)
+    boxes = re.findall(r'<rect class="span-box" x="([\d.]+)" y="([\d.]+)" width="([\d.]+)" height="([\d.]+)"',
+                       page.text)
     assert len(boxes) == 2  # the definition runs over two lines of the page
     assert f'<mark id="span-mark">{term["provenance"]["span"]}</mark>' in unescape(page.text)
 
@@ -141,8 +145,8 @@ def test_a_formula_shows_its_variables_verification_and_linked_terms(client, ser
 
 
 def test_a_rule_shows_condition_and_consequence(client, server):
-    rule = server.store.fetch("SELECT rule_id, condition, consequence FROM rules WHERE doc_id = ? AND condition IS NOT NULL "
-                              "ORDER BY rule_id LIMIT 1", [PRM])[0]
+    rule = server.store.fetch("SELECT rule_id, condition, consequence FROM rules WHERE doc_id = ? "
+                              "AND condition IS NOT NULL ORDER BY rule_id LIMIT 1", [PRM])[0]
     text = text_of(client.get(entry_path(rule["rule_id"], PRM)).text)
     assert f"{' '.join(rule['condition'].split())} → {' '.join(rule['consequence'].split())}" in text
 
@@ -162,11 +166,12 @@ def test_a_markdown_entry_shows_its_chunk_with_the_span_marked_and_its_neighbour
 
 
 def test_a_term_without_a_definition_shows_its_mentions_in_context(client, server):
-    term = server.store.fetch("SELECT term_id, term, mention_count FROM glossary WHERE doc_id = ? AND definition IS NULL "
-                              "AND mention_count > 1 ORDER BY term_id LIMIT 1", [PRM])[0]
+    term = server.store.fetch("SELECT term_id, term, mention_count FROM glossary WHERE doc_id = ? "
+                              "AND definition IS NULL AND mention_count > 1 ORDER BY term_id LIMIT 1", [PRM])[0]
     page = client.get(entry_path(term["term_id"], PRM))
     mentions = re.findall(r"<li><span class=\"muted\">p\.\d+.*?</li>", page.text, re.S)
-    count = server.store.fetch("SELECT count(*) n FROM term_mentions WHERE doc_id = ? AND term_id = ?", [PRM, term["term_id"]])[0]["n"]
+    count = server.store.fetch("SELECT count(*) n FROM term_mentions WHERE doc_id = ? AND term_id = ?",
+                               [PRM, term["term_id"]])[0]["n"]
     assert f"Mentions ({count})" in page.text
     assert 1 < len(mentions) <= 12
     assert all("<mark>" in m for m in mentions)
@@ -185,9 +190,11 @@ def test_approving_records_one_decision_and_opens_the_next_unreviewed_entry(clie
     answer = decide(client, pending[0].id, PRM, "approve", reviewer="alice", note="checked against p.4")
     assert answer.status == 303
     assert answer.headers["location"].startswith(entry_path(pending[1].id, PRM) + "&done=approved")
-    assert f"Approved: {pending[0].label} . This is the next entry to review." in text_of(client.get(answer.headers["location"]).text)
+    following = text_of(client.get(answer.headers["location"]).text)
+    assert f"Approved: {pending[0].label} . This is the next entry to review." in following
     reviews = history(server.store, PRM)
-    assert [(r.key.ref, r.decision, r.reviewer, r.note) for r in reviews] == [(pending[0].id, "approved", "alice", "checked against p.4")]
+    assert [(r.key.ref, r.decision, r.reviewer, r.note) for r in reviews] == [
+        (pending[0].id, "approved", "alice", "checked against p.4")]
     assert state_of(server.store, PRM, pending[0].id) == "approved"
     # The page remembers the reviewer's name and shows the entry's history.
     page = client.get(entry_path(pending[0].id, PRM))
@@ -282,7 +289,8 @@ def test_a_decision_while_a_materialisation_holds_the_store_says_so_and_writes_n
          "time.sleep(30)", str(server.store.path)], stdout=subprocess.PIPE, text=True)
     try:
         assert holder.stdout.readline().strip() == "held"
-        answer = client.post(f"/entries/{ref}", {"csrf": page.csrf, "doc_id": PRM, "decision": "approve", "reviewer": "erin"})
+        answer = client.post(f"/entries/{ref}",
+                             {"csrf": page.csrf, "doc_id": PRM, "decision": "approve", "reviewer": "erin"})
         assert answer.status == 503
         assert "a running materialisation holds" in answer.text and "Nothing was written" in answer.text
     finally:
@@ -339,7 +347,8 @@ def test_the_export_button_downloads_what_export_approved_writes(client, server,
     answer = client.post(f"/documents/{PRM}/export", {"csrf": page.csrf})
     assert answer.status == 200 and answer.headers["content-type"] == "application/zip"
     archive = zipfile.ZipFile(io.BytesIO(answer.body))
-    expected = {p.relative_to(tmp_path).as_posix(): p.read_text("utf-8") for p in export_approved(server.store, tmp_path, [PRM])}
+    expected = {p.relative_to(tmp_path).as_posix(): p.read_text("utf-8")
+                for p in export_approved(server.store, tmp_path, [PRM])}
     assert {name: archive.read(name).decode("utf-8") for name in archive.namelist()} == expected
     assert len(json.loads(expected[f"{PRM}/glossary.json"])) == 1
     everything = zipfile.ZipFile(io.BytesIO(client.post("/export", {"csrf": page.csrf}).body))
@@ -393,8 +402,8 @@ def test_an_entry_whose_content_changed_after_approval_says_why_it_is_back_in_th
         assert decide(client, mttr, KPI, "approve", reviewer="alice").status == 303
         text = pipeline.document.read_text(encoding="utf-8")
         reworded = "MTTR means the average time needed to bring a unit back into service after a breakdown."
-        pipeline.document.write_text(text.replace(
-            "MTTR means the average time needed to return a unit to service after a breakdown.", reworded), encoding="utf-8")
+        original = "MTTR means the average time needed to return a unit to service after a breakdown."
+        pipeline.document.write_text(text.replace(original, reworded), encoding="utf-8")
         pipeline.extract()
         page = client.get(entry_path(mttr, KPI))
         queue = client.get(f"/documents/{KPI}?state=stale")

@@ -17,7 +17,8 @@ def test_only_a_loopback_address_goes_without_a_warning():
 
 def test_by_default_it_listens_on_127_0_0_1_and_says_where(extracted, tmp_path):
     port, log = free_port(), tmp_path / "serve.log"
-    with dagster_process([CLI, "review", "serve", "--port", str(port)], log, env={"KNOWLEDGE_DB": str(extracted.path)}) as process:
+    command = [CLI, "review", "serve", "--port", str(port)]
+    with dagster_process(command, log, env={"KNOWLEDGE_DB": str(extracted.path)}) as process:
         url = f"http://127.0.0.1:{port}/"
         wait_for(lambda: urllib.request.urlopen(url, timeout=5).status == 200, "the review server", process, log, 60)
     assert f"review: http://127.0.0.1:{port}/" in log.read_text(encoding="utf-8")

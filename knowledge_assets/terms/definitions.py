@@ -37,10 +37,10 @@ _LABEL = re.compile(
 _FORMULA_LINE = re.compile(r"^[ \t]*(?:[-•*][ \t]+)?(?P<lhs>[^\W\d_][^=\n]{0,60}?)[ \t]*=(?!=)[ \t]*\S", re.M)
 
 
-def defined_terms(chunk: Chunk, known: Vocabulary) -> list[Mention]:
+def defined_terms(chunk: Chunk, known: Vocabulary, words: list[Token] | None = None) -> list[Mention]:
     """The subject of "X adalah …", "X merupakan …", "X is defined as …", "X means …",
     "X refers to …", when X is the whole opening of its sentence."""
-    words = tokens(chunk.text)
+    words = tokens(chunk.text) if words is None else words
     ends = [w.end for w in words]
     mentions: list[Mention] = []
     for match in _DEFINING.finditer(chunk.text):

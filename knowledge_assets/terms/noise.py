@@ -37,6 +37,8 @@ from knowledge_assets.terms.discovery import Discovery
 from knowledge_assets.terms.lexicon import LEGAL_FORMS, ORGANISATION_HEADS, STRUCTURE_WORDS, UNITS
 from knowledge_assets.terms.mentions import Mention
 from knowledge_assets.terms.tokens import (
+    ChunkWords,
+    chunk_words,
     collapse,
     is_number,
     is_stopword,
@@ -92,48 +94,66 @@ def furniture_spans(text: str, furniture: frozenset[str]) -> list[tuple[int, int
     return spans
 
 
-def screen(mentions: list[Mention], chunks: list[Chunk], pages: list[ParsedPage], found: Discovery) -> list[Mention]:
-    """Every mention, with `noise` set to the reason it is dropped, or None when it is kept."""
+def screen(
+    mentions: list[Mention],
+    chunks: list[Chunk],
+    pages: list[ParsedPage],
+    found: Discovery,
+    words_of: ChunkWords | None = None,
+) -> list[Mention]:
+    """Every mention, with `noise` set to the reason it is dropped, or None when it is kept.
+    `words_of` are the chunks' tokens, if at hand."""
     furniture = page_furniture(pages)
     spans = {chunk.chunk_id: furniture_spans(chunk.text, furniture) for chunk in chunks}
     issuer = _issuer_keys(found, spans)
-    lowercase = frozenset(t.text.lower() for chunk in chunks for t in tokens(chunk.text) if not t.text.isupper())
+    words_of = chunk_words(chunks) if words_of is None else words_of
+    lowercase = frozenset(t.text.lower() for chunk in chunks for t in words_of[chunk.chunk_id] if not t.text.isupper())
     defined = found.defined_keys
-    return [
-        replace(m, noise=_reason(m, spans[m.chunk_id], issuer, found.symbol_keys, defined, lowercase))
-        for m in mentions
-    ]
+    # Past page furniture the verdict depends on the surface alone, and a document repeats
+    # its surfaces: each distinct surface is judged once.
+    verdicts: dict[str, NoiseReason | None] = {}
+    screened = []
+    for m in mentions:
+        if _in_furniture(m, spans[m.chunk_id]):
+            reason: NoiseReason | None = "page_furniture"
+        elif m.surface in verdicts:
+            reason = verdicts[m.surface]
+        else:
+            reason = verdicts[m.surface] = _surface_reason(m.surface, issuer, found.symbol_keys, defined, lowercase)
+        screened.append(replace(m, noise=reason))
+    return screened
 
 
-def _reason(
-    mention: Mention,
-    furniture: list[tuple[int, int]],
+def _in_furniture(mention: Mention, furniture: list[tuple[int, int]]) -> bool:
+    return any(start <= mention.start and mention.end <= end for start, end in furniture)
+
+
+def _surface_reason(
+    surface: str,
     issuer: frozenset[str],
     symbols: frozenset[str],
-    defined: frozenset[str] = frozenset(),
-    lowercase: frozenset[str] = frozenset(),
+    defined: frozenset[str],
+    lowercase: frozenset[str],
 ) -> NoiseReason | None:
-    words = [t.text for t in tokens(mention.surface)]
-    keys = key_words(mention.surface)
-    if any(start <= mention.start and mention.end <= end for start, end in furniture):
-        return "page_furniture"
-    if term_key(mention.surface) in defined:
+    words = [t.text for t in tokens(surface)]
+    keys = key_words(surface)
+    if term_key(surface) in defined:
         return None
     if all(is_number(w) or _MISREAD_DIGITS.fullmatch(w) for w in words):
         return "number"
     if len(words) == 1 and _ROMAN_NUMERAL.fullmatch(words[0]):
         return "numeral"
-    if _is_unit(mention.surface):
+    if _is_unit(surface):
         return "unit"
     if all(is_stopword(w) for w in words):
         return "stopword"
-    if sum(c.isalnum() for c in mention.surface) == 1 and term_key(mention.surface) not in symbols:
+    if sum(c.isalnum() for c in surface) == 1 and term_key(surface) not in symbols:
         return "single_letter"
-    if _DIGIT_RUN.search(mention.surface):
+    if _DIGIT_RUN.search(surface):
         return "identifier"
     if keys[0] in STRUCTURE_WORDS or keys[-1] in STRUCTURE_WORDS:
         return "structure"
-    if term_key(mention.surface) in issuer or _names_organisation(keys):
+    if term_key(surface) in issuer or _names_organisation(keys):
         return "organisation"
     if all(key in _boilerplate() for key in keys) or (len(keys) > 1 and keys[0] in _citation_heads()):
         return "boilerplate"

@@ -40,8 +40,8 @@ _MAX_CLASSIFIED_WORDS = 2
 _PHRASE_ENDERS = CONJUNCTIONS | {"not", "bukan", "tidak"}
 
 
-def acronyms(chunk: Chunk) -> list[Mention]:
-    words = tokens(chunk.text)
+def acronyms(chunk: Chunk, words: list[Token] | None = None) -> list[Mention]:
+    words = tokens(chunk.text) if words is None else words
     shouted = _shouted(chunk.text, words)
     return [
         Mention.at(chunk, w.start, w.end, "organisation" if w.text.lower() in LEGAL_FORMS else "acronym")
@@ -65,7 +65,7 @@ def _shouted(text: str, words: list[Token]) -> set[int]:
     return shouted
 
 
-def title_phrases(chunk: Chunk, known: Vocabulary) -> list[Mention]:
+def title_phrases(chunk: Chunk, known: Vocabulary, words: list[Token] | None = None) -> list[Mention]:
     """Runs of two or more capitalised words ("Machine on Hand Hours"), cut at acronyms.
 
     A sentence's first word joins only if the document capitalises it by choice elsewhere.
@@ -74,7 +74,7 @@ def title_phrases(chunk: Chunk, known: Vocabulary) -> list[Mention]:
     ("PT Samudra Karya Tambang") it is the issuer's name.
     """
     mentions: list[Mention] = []
-    for run in _capitalised_runs(chunk.text, tokens(chunk.text)):
+    for run in _capitalised_runs(chunk.text, tokens(chunk.text) if words is None else words):
         if not known.may_open_term(run[0].text, starts_sentence(chunk.text, run[0].start)):
             run = run[1:]
         kind: MentionKind | None = "phrase"
@@ -94,12 +94,12 @@ def _capitalised_runs(text: str, words: list[Token]) -> list[list[Token]]:
     runs: list[list[Token]] = []
     run: list[Token] = []
     for word in words:
-        joins = bool(run) and gaps_are_spaces(text, run[-1], word)
-        if joins and (is_title_word(word.text) or is_connector(word.text)):
+        title = is_title_word(word.text)
+        if run and (title or is_connector(word.text)) and gaps_are_spaces(text, run[-1], word):
             run.append(word)
             continue
         runs.append(run)
-        run = [word] if is_title_word(word.text) else []
+        run = [word] if title else []
     runs.append(run)
     return [r for r in runs if r]
 

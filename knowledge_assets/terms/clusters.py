@@ -87,7 +87,7 @@ def cluster_mentions(
     drafted.sort(key=lambda pair: (-pair[0].mention_count, pair[0].canonical))
     clusters = [replace(draft, rank=rank) for rank, (draft, _) in enumerate(drafted, start=1)]
     cluster_of = {key: draft.term_id for draft, keys in drafted for key in keys}
-    stamped = [replace(m, term_id=cluster_of[term_key(m.surface)]) for m in mentions]
+    stamped = [m.joined(cluster_of[term_key(m.surface)]) for m in mentions]
     return clusters, stamped
 
 

@@ -27,7 +27,6 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from dataclasses import replace
 from functools import cache
 from typing import Literal
 
@@ -62,6 +61,7 @@ _PAGE_NUMBER = re.compile(
     r"(?:(?:page|halaman|hal\.?|pg\.?)\s*)?#+(?:\s*(?:of|dari|/)\s*#+)?|-\s*#+\s*-", re.IGNORECASE
 )
 _DIGIT_RUN = re.compile(r"\d{2}")
+_DIGITS = re.compile(r"\d+")
 # Chapter and part numbers (BAB II, Part IV, Annex XII) stay below 40: numerals of I, V and X
 # only, so acronyms spelt with L, C, D or M (CC, CLI, MD, DL) stay terms.
 _ROMAN_NUMERAL = re.compile(r"(?=[XVI]{2})X{0,3}(?:IX|IV|V?I{0,3})")
@@ -72,7 +72,7 @@ _SHOUTED_MIN_LETTERS = 5
 
 def line_shape(line: str) -> str:
     """A line with its numbers blanked, so "Halaman 3 dari 9" repeats as "halaman # dari #"."""
-    return re.sub(r"\d+", "#", collapse(line)).lower()
+    return _DIGITS.sub("#", collapse(line)).lower()
 
 
 def page_furniture(pages: list[ParsedPage]) -> frozenset[str]:
@@ -107,7 +107,8 @@ def screen(
     spans = {chunk.chunk_id: furniture_spans(chunk.text, furniture) for chunk in chunks}
     issuer = _issuer_keys(found, spans)
     words_of = chunk_words(chunks) if words_of is None else words_of
-    lowercase = frozenset(t.text.lower() for chunk in chunks for t in words_of[chunk.chunk_id] if not t.text.isupper())
+    spellings = {t.text for chunk in chunks for t in words_of[chunk.chunk_id]}
+    lowercase = frozenset(word.lower() for word in spellings if not word.isupper())
     defined = found.defined_keys
     # Past page furniture the verdict depends on the surface alone, and a document repeats
     # its surfaces: each distinct surface is judged once.
@@ -120,7 +121,7 @@ def screen(
             reason = verdicts[m.surface]
         else:
             reason = verdicts[m.surface] = _surface_reason(m.surface, issuer, found.symbol_keys, defined, lowercase)
-        screened.append(replace(m, noise=reason))
+        screened.append(m.judged(reason))
     return screened
 
 
@@ -202,7 +203,8 @@ def _issuer_keys(found: Discovery, furniture: dict[str, list[tuple[int, int]]]) 
         for m in found.candidates
         if m.kind == "phrase" and any(s <= m.start and m.end <= e for s, e in furniture[m.chunk_id])
     }
-    keys |= {term_key(m.surface) for m in found.candidates if _names_organisation(key_words(m.surface))}
+    surfaces = dict.fromkeys(m.surface for m in found.candidates)
+    keys |= {term_key(surface) for surface in surfaces if _names_organisation(key_words(surface))}
     for a, b in found.pairs + found.aliases:
         if term_key(a) in keys or term_key(b) in keys:
             keys |= {term_key(a), term_key(b)}

@@ -56,6 +56,8 @@ def _shouted(text: str, words: list[Token]) -> set[int]:
     run: list[int] = []
     for i, word in enumerate(words + [Token("", len(text), len(text))]):
         upper = word.text.isupper() and word.text.isalpha()
+        if not (upper or run):
+            continue
         if upper and run and gaps_are_spaces(text, words[run[-1]], word):
             run.append(i)
             continue
@@ -101,7 +103,8 @@ def _capitalised_runs(text: str, words: list[Token]) -> list[list[Token]]:
         runs.append(run)
         run = [word] if title else []
     runs.append(run)
-    return [r for r in runs if r]
+    # A single word is no phrase, whatever else holds.
+    return [r for r in runs if len(r) >= 2]
 
 
 def _phrase(chunk: Chunk, words: list[Token], kind: MentionKind) -> list[Mention]:
@@ -128,8 +131,8 @@ def glosses(chunk: Chunk) -> list[Mention]:
     """
     mentions: list[Mention] = []
     for match in _GLOSS.finditer(chunk.text):
-        before = tokens(chunk.text[max(0, match.start() - 40) : match.start()])
-        if not before or not before[-1].text.isalpha() or is_acronym(before[-1].text):
+        before = WORD.findall(chunk.text[max(0, match.start() - 40) : match.start()])
+        if not before or not before[-1].isalpha() or is_acronym(before[-1]):
             continue
         words = tokens(match.group(1))
         if not _is_gloss(match.group(1), words):

@@ -71,17 +71,16 @@ def find_occurrences(chunks: list[Chunk], candidates: list[Mention], words_of: C
     kinds = _kinds_by_span(candidates)
     found: list[Mention] = []
     exact: dict[str, int] = {}  # a word's exact match, by spelling: a document repeats its words
+    openers = surfaces.openers
     for chunk in chunks:
         words = tokens(chunk.text) if words_of is None else words_of[chunk.chunk_id]
         keys = [word_key(w.text) for w in words]
-        index = 0
-        while index < len(words):
+        index, count = 0, len(words)
+        while index < count:
             # Most words open no folded surface: then only the word itself can match, exactly.
-            if keys[index] in surfaces.openers:
+            if keys[index] in openers:
                 length = surfaces.longest_match(chunk.text, words, keys, index)
-            elif (hit := exact.get(words[index].text)) is not None:
-                length = hit
-            else:
+            elif (length := exact.get(words[index].text, -1)) < 0:
                 length = exact[words[index].text] = int(surfaces.matches_exactly(words[index].text))
             if length:
                 start, end = words[index].start, words[index + length - 1].end
@@ -128,27 +127,33 @@ class _Gazetteer:
                 self.exact.add((_exact_key(words[0]),))
             else:
                 self.folded.add(tuple(word_key(w) for w in words))
-        # The first word's key of every folded surface: a word that opens none can only
-        # match exactly, on its own.
+        # Every opening of a folded surface, so a match grows word by word and stops as soon
+        # as no surface goes on that way; and the first words alone: a word that opens none
+        # can only match exactly, on its own.
+        self.prefixes = frozenset(surface[:n] for surface in self.folded for n in range(1, len(surface) + 1))
         self.openers = frozenset(surface[0] for surface in self.folded)
 
     def matches_exactly(self, word: str) -> bool:
         return (_exact_key(word),) in self.exact
 
     def longest_match(self, text: str, words: list[Token], keys: list[str], index: int) -> int:
-        run = 1
-        while (
-            run < self.longest
-            and index + run < len(words)
-            and _one_line_break_at_most(text[words[index + run - 1].end : words[index + run].start])
-        ):
-            run += 1
-        for length in range(run, 0, -1):
-            if length == 1 and (_exact_key(words[index].text),) in self.exact:
-                return 1
-            if tuple(keys[index : index + length]) in self.folded:
-                return length
-        return 0
+        """The most words from `index` on, joined by no more than one line break, that are a
+        folded surface; a lone word that is an exact surface counts as one."""
+        best, length, prefix = 0, 1, (keys[index],)
+        while True:
+            if prefix in self.folded:
+                best = length
+            if length == self.longest or index + length == len(words):
+                break
+            if not _one_line_break_at_most(text[words[index + length - 1].end : words[index + length].start]):
+                break
+            prefix += (keys[index + length],)
+            if prefix not in self.prefixes:
+                break
+            length += 1
+        if best < 2 and self.matches_exactly(words[index].text):
+            return 1
+        return best
 
 
 def _is_case_sensitive(word: str, short_form: bool) -> bool:

@@ -115,7 +115,8 @@ def screen(
     verdicts: dict[str, NoiseReason | None] = {}
     screened = []
     for m in mentions:
-        if _in_furniture(m, spans[m.chunk_id]):
+        furniture_here = spans[m.chunk_id]
+        if furniture_here and _in_furniture(m, furniture_here):
             reason: NoiseReason | None = "page_furniture"
         elif m.surface in verdicts:
             reason = verdicts[m.surface]

@@ -100,11 +100,13 @@ def _capitalised_runs(text: str, words: list[Token]) -> list[list[Token]]:
         if run and (title or is_connector(word.text)) and gaps_are_spaces(text, run[-1], word):
             run.append(word)
             continue
-        runs.append(run)
+        # A single word is no phrase, whatever else holds.
+        if len(run) >= 2:
+            runs.append(run)
         run = [word] if title else []
-    runs.append(run)
-    # A single word is no phrase, whatever else holds.
-    return [r for r in runs if len(r) >= 2]
+    if len(run) >= 2:
+        runs.append(run)
+    return runs
 
 
 def _phrase(chunk: Chunk, words: list[Token], kind: MentionKind) -> list[Mention]:

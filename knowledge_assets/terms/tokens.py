@@ -13,7 +13,10 @@ from knowledge_assets.terms.lexicon import CONNECTORS, STOPWORDS
 # A number is one token ("1.250.000", "0,85", "100%"); a word may join its parts with - / '
 # so "Gain/Loss", "year-to-date" and "SKT-STD-PRM-001" stay whole; a symbol keeps its
 # percent sign ("T%" is a variable of its own, not "T").
-WORD = re.compile(r"\d+(?:[.,]\d+)*%?|[^\W_](?:\w|[-/'’](?=[^\W_]))*(?:%(?!\w))?")
+# (The word branch reads "a letter, its word characters, then any joiner followed by another
+# run of them": the same tokens as repeating "a word character or a joiner before a letter",
+# matched a run at a time rather than a character at a time.)
+WORD = re.compile(r"\d+(?:[.,]\d+)*%?|[^\W_]\w*(?:[-/'’][^\W_]\w*)*(?:%(?!\w))?")
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*%?")
 _SENTENCE_END = ".!?:;"
 # A dash or star opens a list item at the start of a line and separates clauses

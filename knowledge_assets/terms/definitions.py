@@ -30,6 +30,7 @@ _DEFINING = re.compile(
     + "|".join(v.replace(" ", r"\s+") for v in DEFINING_VERBS_INDONESIAN + DEFINING_VERBS_ENGLISH)
     + r")\b"
 )
+_ENGLISH_VERB_HEADS = frozenset(v.split()[0] for v in DEFINING_VERBS_ENGLISH)
 _LABEL = re.compile(
     r"^[ \t]*(?:[-•*][ \t]+)?(?P<label>[^\W\d_][^\n:()]{0,60}?)(?:[ \t]*\([^()\n]{1,12}\))?:[ \t]+(?=[^\W\d_])",
     re.M,
@@ -45,7 +46,7 @@ def defined_terms(chunk: Chunk, known: Vocabulary, words: list[Token] | None = N
     mentions: list[Mention] = []
     for match in _DEFINING.finditer(chunk.text):
         last = bisect.bisect_right(ends, match.start()) - 1
-        english = match.group("verb").split()[0] in {v.split()[0] for v in DEFINING_VERBS_ENGLISH}
+        english = match.group("verb").split()[0] in _ENGLISH_VERB_HEADS
         subject = _sentence_opening(chunk.text, words, last)
         if subject and _names_a_term(subject, known, english=english):
             mentions.append(Mention.over(chunk, subject, "defined"))

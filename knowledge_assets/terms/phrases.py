@@ -54,17 +54,21 @@ def _shouted(text: str, words: list[Token]) -> set[int]:
     """Indices of capitals that are a heading in upper case ("TUJUAN PARAMETER"), not acronyms."""
     shouted: set[int] = set()
     run: list[int] = []
-    for i, word in enumerate(words + [Token("", len(text), len(text))]):
-        upper = word.text.isupper() and word.text.isalpha()
-        if not (upper or run):
-            continue
-        if upper and run and gaps_are_spaces(text, words[run[-1]], word):
+    # Runs of consecutive words in capitals, space apart; the capitals are few, so only they
+    # are walked.
+    for i in [i for i, word in enumerate(words) if word.text.isupper() and word.text.isalpha()]:
+        if run and run[-1] == i - 1 and gaps_are_spaces(text, words[i - 1], words[i]):
             run.append(i)
             continue
-        if len(run) >= 2 and any(len(words[j].text) >= _SHOUTED_MIN_LETTERS for j in run):
-            shouted.update(run)
-        run = [i] if upper else []
+        _add_shouted(shouted, run, words)
+        run = [i]
+    _add_shouted(shouted, run, words)
     return shouted
+
+
+def _add_shouted(shouted: set[int], run: list[int], words: list[Token]) -> None:
+    if len(run) >= 2 and any(len(words[j].text) >= _SHOUTED_MIN_LETTERS for j in run):
+        shouted.update(run)
 
 
 def title_phrases(chunk: Chunk, known: Vocabulary, words: list[Token] | None = None) -> list[Mention]:

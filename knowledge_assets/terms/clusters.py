@@ -87,7 +87,7 @@ def cluster_mentions(
     drafted.sort(key=lambda pair: (-pair[0].mention_count, pair[0].canonical))
     clusters = [replace(draft, rank=rank) for rank, (draft, _) in enumerate(drafted, start=1)]
     cluster_of = {key: draft.term_id for draft, keys in drafted for key in keys}
-    stamped = [replace(m, term_id=cluster_of[term_key(m.surface)]) for m in mentions]
+    stamped = [m.joined(cluster_of[term_key(m.surface)]) for m in mentions]
     return clusters, stamped
 
 
@@ -104,9 +104,12 @@ def _draft(
     order: dict[str, int],
 ) -> TermCluster:
     mentions = sorted(mentions, key=lambda m: (order[m.chunk_id], m.start))
-    counts = Counter(collapse(m.surface) for m in mentions)
     # Counter keeps first-seen order and mentions are in document order, so a stable sort by
-    # count leaves ties in the order the document first uses them.
+    # count leaves ties in the order the document first uses them. Each spelling is
+    # collapsed once, in the order it is first used, which keeps that order.
+    counts: Counter[str] = Counter()
+    for surface, count in Counter(m.surface for m in mentions).items():
+        counts[collapse(surface)] += count
     surfaces = tuple(sorted(counts, key=lambda s: -counts[s]))
     longs = tuple(s for s in surfaces if s in long_forms)
     # A word in capitals the cluster also holds in lowercase ("MENTERI", "Menteri") is shouted.

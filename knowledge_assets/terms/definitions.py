@@ -30,6 +30,7 @@ _DEFINING = re.compile(
     + "|".join(v.replace(" ", r"\s+") for v in DEFINING_VERBS_INDONESIAN + DEFINING_VERBS_ENGLISH)
     + r")\b"
 )
+_ENGLISH_VERB_HEADS = frozenset(v.split()[0] for v in DEFINING_VERBS_ENGLISH)
 _LABEL = re.compile(
     r"^[ \t]*(?:[-•*][ \t]+)?(?P<label>[^\W\d_][^\n:()]{0,60}?)(?:[ \t]*\([^()\n]{1,12}\))?:[ \t]+(?=[^\W\d_])",
     re.M,
@@ -37,15 +38,15 @@ _LABEL = re.compile(
 _FORMULA_LINE = re.compile(r"^[ \t]*(?:[-•*][ \t]+)?(?P<lhs>[^\W\d_][^=\n]{0,60}?)[ \t]*=(?!=)[ \t]*\S", re.M)
 
 
-def defined_terms(chunk: Chunk, known: Vocabulary) -> list[Mention]:
+def defined_terms(chunk: Chunk, known: Vocabulary, words: list[Token] | None = None) -> list[Mention]:
     """The subject of "X adalah …", "X merupakan …", "X is defined as …", "X means …",
     "X refers to …", when X is the whole opening of its sentence."""
-    words = tokens(chunk.text)
+    words = tokens(chunk.text) if words is None else words
     ends = [w.end for w in words]
     mentions: list[Mention] = []
     for match in _DEFINING.finditer(chunk.text):
         last = bisect.bisect_right(ends, match.start()) - 1
-        english = match.group("verb").split()[0] in {v.split()[0] for v in DEFINING_VERBS_ENGLISH}
+        english = match.group("verb").split()[0] in _ENGLISH_VERB_HEADS
         subject = _sentence_opening(chunk.text, words, last)
         if subject and _names_a_term(subject, known, english=english):
             mentions.append(Mention.over(chunk, subject, "defined"))

@@ -15,7 +15,7 @@ from knowledge_assets.terms.definitions import defined_terms, formula_symbols, l
 from knowledge_assets.terms.headings import heading_terms
 from knowledge_assets.terms.mentions import Mention, MentionKind
 from knowledge_assets.terms.phrases import acronyms, classified_terms, glosses, title_phrases
-from knowledge_assets.terms.tokens import collapse, term_key
+from knowledge_assets.terms.tokens import ChunkWords, chunk_words, collapse, term_key
 from knowledge_assets.terms.vocabulary import read_vocabulary
 
 
@@ -36,7 +36,9 @@ def source_chunks(chunks: list[Chunk]) -> list[SourceChunk]:
     return [SourceChunk(chunk_id=c.chunk_id, text=c.text, heading_path=c.heading_path) for c in chunks]
 
 
-def discover(chunks: list[Chunk]) -> Discovery:
+def discover(chunks: list[Chunk], words_of: ChunkWords | None = None) -> Discovery:
+    """`words_of` are the chunks' tokens (`chunk_words`), tokenised here if not given."""
+    words_of = chunk_words(chunks) if words_of is None else words_of
     candidates: list[Mention] = []
     pairs: list[tuple[str, str]] = []
     aliases: list[tuple[str, str]] = []
@@ -54,20 +56,21 @@ def discover(chunks: list[Chunk]) -> Discovery:
             candidates.append(Mention.at(chunk, pair.short_start, pair.short_end, "short_form"))
             candidates.append(Mention.at(chunk, pair.long_start, pair.long_end, "long_form"))
             pairs.append((collapse(pair.short), collapse(pair.long)))
-    known = read_vocabulary(chunks, {short for short, _ in pairs})
+    known = read_vocabulary(chunks, {short for short, _ in pairs}, words_of)
     symbols: set[str] = set()
     for chunk in chunks:
-        headings, heading_aliases = heading_terms(chunk)
+        words = words_of[chunk.chunk_id]
+        headings, heading_aliases = heading_terms(chunk, words)
         found_symbols = formula_symbols(chunk)
         symbols.update(term_key(m.surface) for m in found_symbols)
         aliases += [(collapse(a), collapse(b)) for a, b in heading_aliases]
         candidates += [
             *headings,
             *found_symbols,
-            *defined_terms(chunk, known),
+            *defined_terms(chunk, known, words),
             *labels(chunk, known),
-            *acronyms(chunk),
-            *title_phrases(chunk, known),
+            *acronyms(chunk, words),
+            *title_phrases(chunk, known, words),
             *glosses(chunk),
             *classified_terms(chunk),
         ]

@@ -17,6 +17,7 @@ from knowledge_assets.terms.clusters import TermCluster, cluster_mentions
 from knowledge_assets.terms.discovery import discover
 from knowledge_assets.terms.mentions import Mention, find_occurrences, with_defined_names
 from knowledge_assets.terms.noise import screen
+from knowledge_assets.terms.tokens import chunk_words
 
 # Bump when a change to the stage can change its output: it feeds the asset's code_version.
 FUNNEL_VERSION = "4"
@@ -46,9 +47,12 @@ def run_term_funnel(parsed: ParsedDocument) -> TermFunnel:
     # result, and every term_id, depends on the document alone.
     chunks = sorted(parsed.chunks, key=lambda c: c.seq)
     pages = sorted(parsed.pages, key=lambda p: p.page)
-    found = discover(chunks)
-    occurrences = with_defined_names(find_occurrences(chunks, found.candidates), found.defined)
-    screened = screen(occurrences, chunks, pages, found)
+    # Each chunk is tokenised once; every extractor, the occurrence search and the noise
+    # filter read the same words.
+    words = chunk_words(chunks)
+    found = discover(chunks, words)
+    occurrences = with_defined_names(find_occurrences(chunks, found.candidates, words), found.defined)
+    screened = screen(occurrences, chunks, pages, found, words)
     kept = [m for m in screened if m.noise is None]
     clusters, clustered = cluster_mentions(parsed.doc_id, kept, chunks, found.pairs, found.aliases)
     noise = [m for m in screened if m.noise is not None]

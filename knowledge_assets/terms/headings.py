@@ -8,7 +8,7 @@ from knowledge_assets.contracts import Chunk
 from knowledge_assets.terms.abbreviations import best_long_form_start, is_short_form
 from knowledge_assets.terms.lexicon import CONJUNCTIONS
 from knowledge_assets.terms.mentions import Mention
-from knowledge_assets.terms.tokens import is_number, is_stopword, tokens
+from knowledge_assets.terms.tokens import Token, is_number, is_stopword, tokens
 
 _MAX_HEADING_WORDS = 6
 _HEADING_PARTS = re.compile(r"\s+(?:" + "|".join(sorted(CONJUNCTIONS)) + r")\s+")
@@ -16,13 +16,13 @@ _HEADING_PARTS = re.compile(r"\s+(?:" + "|".join(sorted(CONJUNCTIONS)) + r")\s+"
 _TRAILING_PARENTHESIS = re.compile(r"(?P<name>.+?)\s*\((?P<inside>[^()]+)\)\s*$", re.S)
 
 
-def heading_span(chunk: Chunk) -> tuple[int, int] | None:
+def heading_span(chunk: Chunk, words: list[Token] | None = None) -> tuple[int, int] | None:
     """Where the chunk's own section heading stands at its start, without the numbering;
-    None for a chunk that continues a section."""
+    None for a chunk that continues a section. `words` are the chunk's tokens, if at hand."""
     if not chunk.heading_path:
         return None
     heading = [w.text for w in tokens(chunk.heading_path[-1])]
-    opening = tokens(chunk.text)[: len(heading)]
+    opening = (tokens(chunk.text) if words is None else words)[: len(heading)]
     if not heading or [w.text for w in opening] != heading:
         return None
     titled = [w for w in opening if not is_number(w.text)]
@@ -33,14 +33,14 @@ def heading_span(chunk: Chunk) -> tuple[int, int] | None:
     return titled[0].start, len(chunk.text[:end].rstrip())
 
 
-def heading_terms(chunk: Chunk) -> tuple[list[Mention], list[tuple[str, str]]]:
+def heading_terms(chunk: Chunk, words: list[Token] | None = None) -> tuple[list[Mention], list[tuple[str, str]]]:
     """The terms a section heading names, and the aliases it gives them.
 
     "2.1.11. Breakdown (BD) dan Delay" names `Breakdown` and `Delay`; "2.2.5. Efisiensi Kerja
     (Job Efficiency)" names `Efisiensi Kerja` and gives `Job Efficiency` as its alias (a
     parenthesis that does not abbreviate its heading translates it).
     """
-    span = heading_span(chunk)
+    span = heading_span(chunk, words)
     if span is None:
         return [], []
     start, end = span

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Literal, get_args
 
 from knowledge_assets.contracts import Chunk
-from knowledge_assets.terms.tokens import Token, is_acronym, tokens, word_key
+from knowledge_assets.terms.tokens import ChunkWords, Token, is_acronym, tokens, word_key
 
 MentionKind = Literal[
     "short_form",
@@ -29,6 +29,7 @@ MentionKind = Literal[
 ]
 # When two extractors find the same span, the more telling kind names it.
 _KIND_PRIORITY: tuple[MentionKind, ...] = get_args(MentionKind)
+_KIND_RANK: dict[MentionKind, int] = {kind: rank for rank, kind in enumerate(_KIND_PRIORITY)}
 
 
 @dataclass(frozen=True)
@@ -49,24 +50,38 @@ class Mention:
     def over(cls, chunk: Chunk, words: list[Token], kind: MentionKind) -> Mention:
         return cls.at(chunk, words[0].start, words[-1].end, kind)
 
+    # `dataclasses.replace` at a third of its cost: the funnel stamps every mention twice.
+    def judged(self, noise: str | None) -> Mention:
+        """This mention with the noise filter's verdict."""
+        return Mention(self.chunk_id, self.start, self.end, self.surface, self.kind, noise, self.term_id)
 
-def find_occurrences(chunks: list[Chunk], candidates: list[Mention]) -> list[Mention]:
+    def joined(self, term_id: str) -> Mention:
+        """This mention stamped with the cluster it joined."""
+        return Mention(self.chunk_id, self.start, self.end, self.surface, self.kind, self.noise, term_id)
+
+
+def find_occurrences(chunks: list[Chunk], candidates: list[Mention], words_of: ChunkWords | None = None) -> list[Mention]:
     """Every occurrence of every candidate surface, longest match first and never overlapping.
 
     Acronyms and other short forms match case-sensitively (`MA` is not `ma`); other surfaces
     match up to case and plural (`Delay`, `delays`). An occurrence that is exactly a
-    candidate's span keeps the candidate's kind.
+    candidate's span keeps the candidate's kind. `words_of` are the chunks' tokens, if at hand.
     """
     surfaces = _Gazetteer(candidates)
     kinds = _kinds_by_span(candidates)
     found: list[Mention] = []
+    exact: dict[str, int] = {}  # a word's exact match, by spelling: a document repeats its words
+    openers = surfaces.openers
     for chunk in chunks:
-        words = tokens(chunk.text)
+        words = tokens(chunk.text) if words_of is None else words_of[chunk.chunk_id]
         keys = [word_key(w.text) for w in words]
-        joined = [_one_line_break_at_most(chunk.text[a.end : b.start]) for a, b in zip(words, words[1:])]
-        index = 0
-        while index < len(words):
-            length = surfaces.longest_match(words, keys, joined, index)
+        index, count = 0, len(words)
+        while index < count:
+            # Most words open no folded surface: then only the word itself can match, exactly.
+            if keys[index] in openers:
+                length = surfaces.longest_match(chunk.text, words, keys, index)
+            elif (length := exact.get(words[index].text, -1)) < 0:
+                length = exact[words[index].text] = int(surfaces.matches_exactly(words[index].text))
             if length:
                 start, end = words[index].start, words[index + length - 1].end
                 kind = kinds.get((chunk.chunk_id, start, end), "occurrence")
@@ -85,7 +100,7 @@ def _one_line_break_at_most(gap: str) -> bool:
 
 def _kinds_by_span(candidates: Iterable[Mention]) -> dict[tuple[str, int, int], MentionKind]:
     kinds: dict[tuple[str, int, int], MentionKind] = {}
-    for m in sorted(candidates, key=lambda m: _KIND_PRIORITY.index(m.kind), reverse=True):
+    for m in sorted(candidates, key=lambda m: _KIND_RANK[m.kind], reverse=True):
         kinds[(m.chunk_id, m.start, m.end)] = m.kind
     return kinds
 
@@ -101,30 +116,48 @@ class _Gazetteer:
         self.exact: set[tuple[str, ...]] = set()
         self.folded: set[tuple[str, ...]] = set()
         self.longest = 1
-        for mention in candidates:
-            words = [t.text for t in tokens(mention.surface)]
+        # A surface's entry depends on its words and on whether it is a short form; a
+        # document names its candidates many times over, so each is read once.
+        for surface, short_form in dict.fromkeys((m.surface, m.kind == "short_form") for m in candidates):
+            words = [t.text for t in tokens(surface)]
             if not words:
                 continue
             self.longest = max(self.longest, len(words))
-            if len(words) == 1 and _is_case_sensitive(words[0], mention.kind):
+            if len(words) == 1 and _is_case_sensitive(words[0], short_form):
                 self.exact.add((_exact_key(words[0]),))
             else:
                 self.folded.add(tuple(word_key(w) for w in words))
+        # Every opening of a folded surface, so a match grows word by word and stops as soon
+        # as no surface goes on that way; and the first words alone: a word that opens none
+        # can only match exactly, on its own.
+        self.prefixes = frozenset(surface[:n] for surface in self.folded for n in range(1, len(surface) + 1))
+        self.openers = frozenset(surface[0] for surface in self.folded)
 
-    def longest_match(self, words: list[Token], keys: list[str], joined: list[bool], index: int) -> int:
-        run = 1
-        while run < self.longest and index + run < len(words) and joined[index + run - 1]:
-            run += 1
-        for length in range(run, 0, -1):
-            if length == 1 and (_exact_key(words[index].text),) in self.exact:
-                return 1
-            if tuple(keys[index : index + length]) in self.folded:
-                return length
-        return 0
+    def matches_exactly(self, word: str) -> bool:
+        return (_exact_key(word),) in self.exact
+
+    def longest_match(self, text: str, words: list[Token], keys: list[str], index: int) -> int:
+        """The most words from `index` on, joined by no more than one line break, that are a
+        folded surface; a lone word that is an exact surface counts as one."""
+        best, length, prefix = 0, 1, (keys[index],)
+        while True:
+            if prefix in self.folded:
+                best = length
+            if length == self.longest or index + length == len(words):
+                break
+            if not _one_line_break_at_most(text[words[index + length - 1].end : words[index + length].start]):
+                break
+            prefix += (keys[index + length],)
+            if prefix not in self.prefixes:
+                break
+            length += 1
+        if best < 2 and self.matches_exactly(words[index].text):
+            return 1
+        return best
 
 
-def _is_case_sensitive(word: str, kind: MentionKind) -> bool:
-    return is_acronym(word) or kind == "short_form" or len(word) <= 3
+def _is_case_sensitive(word: str, short_form: bool) -> bool:
+    return is_acronym(word) or short_form or len(word) <= 3
 
 
 def with_defined_names(occurrences: list[Mention], defined: list[Mention]) -> list[Mention]:

@@ -27,7 +27,6 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from dataclasses import replace
 from functools import cache
 from typing import Literal
 
@@ -37,6 +36,8 @@ from knowledge_assets.terms.discovery import Discovery
 from knowledge_assets.terms.lexicon import LEGAL_FORMS, ORGANISATION_HEADS, STRUCTURE_WORDS, UNITS
 from knowledge_assets.terms.mentions import Mention
 from knowledge_assets.terms.tokens import (
+    ChunkWords,
+    chunk_words,
     collapse,
     is_number,
     is_stopword,
@@ -60,6 +61,7 @@ _PAGE_NUMBER = re.compile(
     r"(?:(?:page|halaman|hal\.?|pg\.?)\s*)?#+(?:\s*(?:of|dari|/)\s*#+)?|-\s*#+\s*-", re.IGNORECASE
 )
 _DIGIT_RUN = re.compile(r"\d{2}")
+_DIGITS = re.compile(r"\d+")
 # Chapter and part numbers (BAB II, Part IV, Annex XII) stay below 40: numerals of I, V and X
 # only, so acronyms spelt with L, C, D or M (CC, CLI, MD, DL) stay terms.
 _ROMAN_NUMERAL = re.compile(r"(?=[XVI]{2})X{0,3}(?:IX|IV|V?I{0,3})")
@@ -70,7 +72,7 @@ _SHOUTED_MIN_LETTERS = 5
 
 def line_shape(line: str) -> str:
     """A line with its numbers blanked, so "Halaman 3 dari 9" repeats as "halaman # dari #"."""
-    return re.sub(r"\d+", "#", collapse(line)).lower()
+    return _DIGITS.sub("#", collapse(line)).lower()
 
 
 def page_furniture(pages: list[ParsedPage]) -> frozenset[str]:
@@ -92,48 +94,68 @@ def furniture_spans(text: str, furniture: frozenset[str]) -> list[tuple[int, int
     return spans
 
 
-def screen(mentions: list[Mention], chunks: list[Chunk], pages: list[ParsedPage], found: Discovery) -> list[Mention]:
-    """Every mention, with `noise` set to the reason it is dropped, or None when it is kept."""
+def screen(
+    mentions: list[Mention],
+    chunks: list[Chunk],
+    pages: list[ParsedPage],
+    found: Discovery,
+    words_of: ChunkWords | None = None,
+) -> list[Mention]:
+    """Every mention, with `noise` set to the reason it is dropped, or None when it is kept.
+    `words_of` are the chunks' tokens, if at hand."""
     furniture = page_furniture(pages)
     spans = {chunk.chunk_id: furniture_spans(chunk.text, furniture) for chunk in chunks}
     issuer = _issuer_keys(found, spans)
-    lowercase = frozenset(t.text.lower() for chunk in chunks for t in tokens(chunk.text) if not t.text.isupper())
+    words_of = chunk_words(chunks) if words_of is None else words_of
+    spellings = {t.text for chunk in chunks for t in words_of[chunk.chunk_id]}
+    lowercase = frozenset(word.lower() for word in spellings if not word.isupper())
     defined = found.defined_keys
-    return [
-        replace(m, noise=_reason(m, spans[m.chunk_id], issuer, found.symbol_keys, defined, lowercase))
-        for m in mentions
-    ]
+    # Past page furniture the verdict depends on the surface alone, and a document repeats
+    # its surfaces: each distinct surface is judged once.
+    verdicts: dict[str, NoiseReason | None] = {}
+    screened = []
+    for m in mentions:
+        furniture_here = spans[m.chunk_id]
+        if furniture_here and _in_furniture(m, furniture_here):
+            reason: NoiseReason | None = "page_furniture"
+        elif m.surface in verdicts:
+            reason = verdicts[m.surface]
+        else:
+            reason = verdicts[m.surface] = _surface_reason(m.surface, issuer, found.symbol_keys, defined, lowercase)
+        screened.append(m.judged(reason))
+    return screened
 
 
-def _reason(
-    mention: Mention,
-    furniture: list[tuple[int, int]],
+def _in_furniture(mention: Mention, furniture: list[tuple[int, int]]) -> bool:
+    return any(start <= mention.start and mention.end <= end for start, end in furniture)
+
+
+def _surface_reason(
+    surface: str,
     issuer: frozenset[str],
     symbols: frozenset[str],
-    defined: frozenset[str] = frozenset(),
-    lowercase: frozenset[str] = frozenset(),
+    defined: frozenset[str],
+    lowercase: frozenset[str],
 ) -> NoiseReason | None:
-    words = [t.text for t in tokens(mention.surface)]
-    keys = key_words(mention.surface)
-    if any(start <= mention.start and mention.end <= end for start, end in furniture):
-        return "page_furniture"
-    if term_key(mention.surface) in defined:
+    words = [t.text for t in tokens(surface)]
+    keys = key_words(surface)
+    if term_key(surface) in defined:
         return None
     if all(is_number(w) or _MISREAD_DIGITS.fullmatch(w) for w in words):
         return "number"
     if len(words) == 1 and _ROMAN_NUMERAL.fullmatch(words[0]):
         return "numeral"
-    if _is_unit(mention.surface):
+    if _is_unit(surface):
         return "unit"
     if all(is_stopword(w) for w in words):
         return "stopword"
-    if sum(c.isalnum() for c in mention.surface) == 1 and term_key(mention.surface) not in symbols:
+    if sum(c.isalnum() for c in surface) == 1 and term_key(surface) not in symbols:
         return "single_letter"
-    if _DIGIT_RUN.search(mention.surface):
+    if _DIGIT_RUN.search(surface):
         return "identifier"
     if keys[0] in STRUCTURE_WORDS or keys[-1] in STRUCTURE_WORDS:
         return "structure"
-    if term_key(mention.surface) in issuer or _names_organisation(keys):
+    if term_key(surface) in issuer or _names_organisation(keys):
         return "organisation"
     if all(key in _boilerplate() for key in keys) or (len(keys) > 1 and keys[0] in _citation_heads()):
         return "boilerplate"
@@ -182,7 +204,8 @@ def _issuer_keys(found: Discovery, furniture: dict[str, list[tuple[int, int]]]) 
         for m in found.candidates
         if m.kind == "phrase" and any(s <= m.start and m.end <= e for s, e in furniture[m.chunk_id])
     }
-    keys |= {term_key(m.surface) for m in found.candidates if _names_organisation(key_words(m.surface))}
+    surfaces = dict.fromkeys(m.surface for m in found.candidates)
+    keys |= {term_key(surface) for surface in surfaces if _names_organisation(key_words(surface))}
     for a, b in found.pairs + found.aliases:
         if term_key(a) in keys or term_key(b) in keys:
             keys |= {term_key(a), term_key(b)}

@@ -40,8 +40,8 @@ _MAX_CLASSIFIED_WORDS = 2
 _PHRASE_ENDERS = CONJUNCTIONS | {"not", "bukan", "tidak"}
 
 
-def acronyms(chunk: Chunk) -> list[Mention]:
-    words = tokens(chunk.text)
+def acronyms(chunk: Chunk, words: list[Token] | None = None) -> list[Mention]:
+    words = tokens(chunk.text) if words is None else words
     shouted = _shouted(chunk.text, words)
     return [
         Mention.at(chunk, w.start, w.end, "organisation" if w.text.lower() in LEGAL_FORMS else "acronym")
@@ -54,18 +54,24 @@ def _shouted(text: str, words: list[Token]) -> set[int]:
     """Indices of capitals that are a heading in upper case ("TUJUAN PARAMETER"), not acronyms."""
     shouted: set[int] = set()
     run: list[int] = []
-    for i, word in enumerate(words + [Token("", len(text), len(text))]):
-        upper = word.text.isupper() and word.text.isalpha()
-        if upper and run and gaps_are_spaces(text, words[run[-1]], word):
+    # Runs of consecutive words in capitals, space apart; the capitals are few, so only they
+    # are walked.
+    for i in [i for i, word in enumerate(words) if word.text.isupper() and word.text.isalpha()]:
+        if run and run[-1] == i - 1 and gaps_are_spaces(text, words[i - 1], words[i]):
             run.append(i)
             continue
-        if len(run) >= 2 and any(len(words[j].text) >= _SHOUTED_MIN_LETTERS for j in run):
-            shouted.update(run)
-        run = [i] if upper else []
+        _add_shouted(shouted, run, words)
+        run = [i]
+    _add_shouted(shouted, run, words)
     return shouted
 
 
-def title_phrases(chunk: Chunk, known: Vocabulary) -> list[Mention]:
+def _add_shouted(shouted: set[int], run: list[int], words: list[Token]) -> None:
+    if len(run) >= 2 and any(len(words[j].text) >= _SHOUTED_MIN_LETTERS for j in run):
+        shouted.update(run)
+
+
+def title_phrases(chunk: Chunk, known: Vocabulary, words: list[Token] | None = None) -> list[Mention]:
     """Runs of two or more capitalised words ("Machine on Hand Hours"), cut at acronyms.
 
     A sentence's first word joins only if the document capitalises it by choice elsewhere.
@@ -74,7 +80,7 @@ def title_phrases(chunk: Chunk, known: Vocabulary) -> list[Mention]:
     ("PT Samudra Karya Tambang") it is the issuer's name.
     """
     mentions: list[Mention] = []
-    for run in _capitalised_runs(chunk.text, tokens(chunk.text)):
+    for run in _capitalised_runs(chunk.text, tokens(chunk.text) if words is None else words):
         if not known.may_open_term(run[0].text, starts_sentence(chunk.text, run[0].start)):
             run = run[1:]
         kind: MentionKind | None = "phrase"
@@ -94,14 +100,17 @@ def _capitalised_runs(text: str, words: list[Token]) -> list[list[Token]]:
     runs: list[list[Token]] = []
     run: list[Token] = []
     for word in words:
-        joins = bool(run) and gaps_are_spaces(text, run[-1], word)
-        if joins and (is_title_word(word.text) or is_connector(word.text)):
+        title = is_title_word(word.text)
+        if run and (title or is_connector(word.text)) and gaps_are_spaces(text, run[-1], word):
             run.append(word)
             continue
+        # A single word is no phrase, whatever else holds.
+        if len(run) >= 2:
+            runs.append(run)
+        run = [word] if title else []
+    if len(run) >= 2:
         runs.append(run)
-        run = [word] if is_title_word(word.text) else []
-    runs.append(run)
-    return [r for r in runs if r]
+    return runs
 
 
 def _phrase(chunk: Chunk, words: list[Token], kind: MentionKind) -> list[Mention]:
@@ -128,8 +137,8 @@ def glosses(chunk: Chunk) -> list[Mention]:
     """
     mentions: list[Mention] = []
     for match in _GLOSS.finditer(chunk.text):
-        before = tokens(chunk.text[max(0, match.start() - 40) : match.start()])
-        if not before or not before[-1].text.isalpha() or is_acronym(before[-1].text):
+        before = WORD.findall(chunk.text[max(0, match.start() - 40) : match.start()])
+        if not before or not before[-1].isalpha() or is_acronym(before[-1]):
             continue
         words = tokens(match.group(1))
         if not _is_gloss(match.group(1), words):

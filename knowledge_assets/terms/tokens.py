@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Iterator, Sequence
 from functools import lru_cache
+from typing import NamedTuple
 
+from knowledge_assets.contracts import Chunk
 from knowledge_assets.terms.lexicon import CONNECTORS, STOPWORDS
 
 # A number is one token ("1.250.000", "0,85", "100%"); a word may join its parts with - / '
 # so "Gain/Loss", "year-to-date" and "SKT-STD-PRM-001" stay whole; a symbol keeps its
 # percent sign ("T%" is a variable of its own, not "T").
-WORD = re.compile(r"\d+(?:[.,]\d+)*%?|[^\W_](?:\w|[-/'’](?=[^\W_]))*(?:%(?!\w))?")
+# (The word branch reads "a letter, its word characters, then any joiner followed by another
+# run of them": the same tokens as repeating "a word character or a joiner before a letter",
+# matched a run at a time rather than a character at a time.)
+WORD = re.compile(r"\d+(?:[.,]\d+)*%?|[^\W_]\w*(?:[-/'’][^\W_]\w*)*(?:%(?!\w))?")
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*%?")
 _SENTENCE_END = ".!?:;"
 # A dash or star opens a list item at the start of a line and separates clauses
@@ -24,15 +28,31 @@ _LONGEST_KEPT_ACRONYM = 4
 _WRAPPED_LINE_MIN = 60
 
 
-@dataclass(frozen=True)
-class Token:
+class Token(NamedTuple):
+    """A word and where it stands. A tuple, not a dataclass: a long document has a few hundred
+    thousand of them, and the funnel builds them once per chunk (`chunk_words`)."""
+
     text: str
     start: int
     end: int
 
 
+# `tuple.__new__` builds a Token without the Python-level `__new__` NamedTuple generates:
+# tokenising is most of the funnel's work, and this halves the cost of each token.
+_new_tuple = tuple.__new__
+
+
 def tokens(text: str) -> list[Token]:
-    return [Token(m.group(), m.start(), m.end()) for m in WORD.finditer(text)]
+    return [_new_tuple(Token, (m.group(), m.start(), m.end())) for m in WORD.finditer(text)]
+
+
+# The words of each chunk of a document by chunk_id, tokenised once and shared by every
+# extractor, the occurrence search and the noise filter.
+ChunkWords = dict[str, list[Token]]
+
+
+def chunk_words(chunks: Sequence[Chunk]) -> ChunkWords:
+    return {chunk.chunk_id: tokens(chunk.text) for chunk in chunks}
 
 
 def collapse(text: str) -> str:
@@ -67,6 +87,7 @@ def is_acronym(word: str) -> bool:
     )
 
 
+@lru_cache(maxsize=1 << 16)
 def is_title_word(word: str) -> bool:
     """Capitalised, and not a code such as "SKT-STD-PRM-001"."""
     return word[:1].isupper() and not any(c.isdigit() for c in word)
@@ -140,6 +161,7 @@ def key_words(surface: str) -> list[str]:
     return [word_key(w) for w in WORD.findall(surface)]
 
 
+@lru_cache(maxsize=1 << 16)
 def term_key(surface: str) -> str:
     """Case, spacing, joiner and plural variants of a surface share one key:
     "Cut-off", "cut off" and "cutoffs" are all `cutoff`; "Gain/Loss" and "Gain / Loss" meet;

@@ -13,7 +13,15 @@ from dataclasses import dataclass
 
 from knowledge_assets.contracts import Chunk
 from knowledge_assets.terms.headings import heading_span
-from knowledge_assets.terms.tokens import Token, is_acronym, is_title_word, last_visible, starts_sentence, tokens
+from knowledge_assets.terms.tokens import (
+    ChunkWords,
+    Token,
+    is_acronym,
+    is_title_word,
+    last_visible,
+    starts_sentence,
+    tokens,
+)
 
 _AFTER_OPERATOR = "(=,+-−/×*"
 
@@ -27,15 +35,15 @@ class Vocabulary:
         return not at_sentence_start or is_acronym(word) or word in self.capitalised_by_choice
 
 
-def read_vocabulary(chunks: list[Chunk], short_forms: set[str]) -> Vocabulary:
+def read_vocabulary(chunks: list[Chunk], short_forms: set[str], words_of: ChunkWords | None = None) -> Vocabulary:
     chosen: set[str] = set()
     for chunk in chunks:
-        heading = heading_span(chunk)
-        words = tokens(chunk.text)
+        words = tokens(chunk.text) if words_of is None else words_of[chunk.chunk_id]
+        heading = heading_span(chunk, words)
         for previous, word in zip(words, words[1:]):
             if heading and heading[0] <= word.start < heading[1]:
                 continue
-            if is_title_word(word.text) and _capitalised_by_choice(chunk.text, previous, word.start):
+            if word.text not in chosen and is_title_word(word.text) and _capitalised_by_choice(chunk.text, previous, word.start):
                 chosen.add(word.text)
     return Vocabulary(frozenset(chosen), frozenset(short_forms))
 

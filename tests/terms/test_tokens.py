@@ -1,8 +1,33 @@
-"""Term keys and sentence boundaries."""
+"""Words, term keys and sentence boundaries."""
 
 import pytest
 
-from knowledge_assets.terms.tokens import is_acronym, plain_name, starts_sentence, term_key
+from knowledge_assets.terms.tokens import Token, chunk_words, is_acronym, plain_name, starts_sentence, term_key, tokens
+from tests.terms.conftest import chunk
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("Gain/Loss year-to-date SKT-STD-PRM-001", ["Gain/Loss", "year-to-date", "SKT-STD-PRM-001"]),
+        ("it’s the operator's", ["it’s", "the", "operator's"]),
+        ("1.250.000 and 0,85 at 100% or T%.", ["1.250.000", "and", "0,85", "at", "100%", "or", "T%"]),
+        # A joiner joins only when a letter or digit follows it; an underscore is not one.
+        ("x-_y a_-b trailing- -leading A/ /B", ["x", "y", "a_-b", "trailing", "leading", "A", "B"]),
+        ("T%x 12abc", ["T", "x", "12", "abc"]),
+    ],
+)
+def test_a_word_keeps_its_joined_parts_and_a_number_its_separators(text, words):
+    found = tokens(text)
+    assert [t.text for t in found] == words
+    assert all(text[t.start : t.end] == t.text for t in found)
+
+
+def test_the_words_of_each_chunk_are_read_once_and_shared_by_chunk_id():
+    chunks = [chunk("Working Hours (WH) adalah jam kerja.", seq=0), chunk("WH = Working Hours", seq=1)]
+    words = chunk_words(chunks)
+    assert list(words) == [c.chunk_id for c in chunks]
+    assert words[chunks[1].chunk_id] == [Token("WH", 0, 2), Token("Working", 5, 12), Token("Hours", 13, 18)]
 
 
 @pytest.mark.parametrize(

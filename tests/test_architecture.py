@@ -15,15 +15,20 @@ from tests.conftest import PROJECT_ROOT
 
 # (module file, the wrong import added to it, the contract it breaks, the import as reported)
 WRONG_IMPORTS = [
-    ("verify/spans.py", "import knowledge_assets.extract.rules", "verify never imports extract: the check never imports the code it checks",
+    ("verify/spans.py", "import knowledge_assets.extract.rules",
+     "verify never imports extract: the check never imports the code it checks",
      "knowledge_assets.verify.spans -> knowledge_assets.extract.rules"),
-    ("store/database.py", "import knowledge_assets.ingest.parse", "store never imports ingest or terms: storage stays below what it stores",
+    ("store/database.py", "import knowledge_assets.ingest.parse",
+     "store never imports ingest or terms: storage stays below what it stores",
      "knowledge_assets.store.database -> knowledge_assets.ingest.parse"),
-    ("review/status.py", "import knowledge_assets.extract.formulas", "review never imports extract: it reads the store, not the extractors",
+    ("review/status.py", "import knowledge_assets.extract.formulas",
+     "review never imports extract: it reads the store, not the extractors",
      "knowledge_assets.review.status -> knowledge_assets.extract.formulas"),
-    ("llm/cache.py", "import knowledge_assets.defs.partitions", "Stage packages never import the Dagster wiring or its entry point",
+    ("llm/cache.py", "import knowledge_assets.defs.partitions",
+     "Stage packages never import the Dagster wiring or its entry point",
      "knowledge_assets.llm.cache -> knowledge_assets.defs.partitions"),
-    ("candidates/model.py", "import knowledge_assets.llm.requests", "Layers: a module imports only the layers below its own",
+    ("candidates/model.py", "import knowledge_assets.llm.requests",
+     "Layers: a module imports only the layers below its own",
      "knowledge_assets.candidates.model -> knowledge_assets.llm.requests"),
 ]
 
@@ -42,7 +47,8 @@ def test_each_contract_fails_on_a_tree_with_one_wrong_import(tmp_path):
     # one; an __init__.py makes the copy a regular package, which wins outright on the path.
     (package / "__init__.py").write_text("", encoding="utf-8")
     result = subprocess.run(
-        [sys.executable, "-c", "import sys; from importlinter.cli import lint_imports_command; sys.exit(lint_imports_command())",
+        [sys.executable, "-c",
+         "import sys; from importlinter.cli import lint_imports_command; sys.exit(lint_imports_command())",
          str(PROJECT_ROOT / "pyproject.toml"), "--no-cache"],
         cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(tmp_path)}, capture_output=True, text=True, timeout=300,
     )

@@ -71,7 +71,8 @@ _STATEMENT = re.compile(
     rf"(?:{_alternation('purpose_phrases')})\b"  # The purpose of this document is
     rf"|{_SUBJECT}(?:\s+\S+){{0,2}}?\s+{_VERB}"  # This document (also) specifies
     rf"|{_SUBJECT}{_WITHIN_SUBJECT}\bini\s+{_VERB}"  # Peraturan Menteri Keuangan ini mengatur
-    rf"|(?:{_alternation('purpose_openers')})\b{_WITHIN_SUBJECT}\b(?:{_alternation('purpose_copulas')})\b"  # Maksud … adalah
+    rf"|(?:{_alternation('purpose_openers')})\b{_WITHIN_SUBJECT}"  # Maksud … adalah
+    rf"\b(?:{_alternation('purpose_copulas')})\b"
     r")"
 )
 _FRONT_MATTER_TITLE = re.compile(

@@ -1,8 +1,8 @@
 import dagster as dg
 
 from knowledge_assets.llm.extractor import Extractor
-from knowledge_assets.llm.results import RetryBudget
 from knowledge_assets.llm.requests import BranchName
+from knowledge_assets.llm.results import RetryBudget
 from knowledge_assets.llm.settings import (
     DEFAULT_MAX_CONCURRENCY,
     DEFAULT_MAX_RETRIES,
@@ -13,7 +13,6 @@ from knowledge_assets.llm.settings import (
 from knowledge_assets.llm.usage import Price, price_for
 from knowledge_assets.llm.versions import branch_code_version
 from knowledge_assets.store.database import Store
-
 
 # One retry budget per run, shared by its steps; a process runs few runs, so none is dropped.
 _RUN_BUDGETS: dict[str, RetryBudget] = {}

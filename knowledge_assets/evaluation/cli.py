@@ -64,16 +64,20 @@ def add_commands(subparsers: argparse._SubParsersAction, open_runner: Callable[[
     parser.add_argument("--doc-id", help="only this document (default: every document in the store with gold; "
                         "with --corpus, the document of that gold stem)")
     parser.add_argument("--write", action="store_true", help="also write the result JSON (see --results-dir)")
-    parser.add_argument("--results-dir", type=Path, default=RESULTS_DIR, help="where --write puts it (default: eval_assets/results)")
-    parser.add_argument("--baseline", type=Path, help="a result JSON to compare with, metric by metric; exit 1 on a regression "
+    parser.add_argument("--results-dir", type=Path, default=RESULTS_DIR,
+                        help="where --write puts it (default: eval_assets/results)")
+    parser.add_argument("--baseline", type=Path,
+                        help="a result JSON to compare with, metric by metric; exit 1 on a regression "
                         "(with --corpus, default: the committed corpus_<backend>_baseline.json when it exists)")
-    parser.add_argument("--corpus", type=Path, help="run and score every document of this corpus (DIR/docs, DIR/gold/<stem>.json)")
+    parser.add_argument("--corpus", type=Path,
+                        help="run and score every document of this corpus (DIR/docs, DIR/gold/<stem>.json)")
     parser.add_argument("--work", type=Path, help="with --corpus: keep the private store, instance and exports here "
                         "(default: a temporary directory)")
     parser.add_argument("--write-baseline", action="store_true", help="with --corpus: (re)write the committed corpus "
                         "baseline in --results-dir; regressions are shown, not failed")
     parser.add_argument("--verbose", action="store_true", help="with --corpus: print what each document missed")
-    parser.add_argument("--tolerance", type=float, default=DEFAULT_TOLERANCE, help="allowed fall of a rate before it is a regression")
+    parser.add_argument("--tolerance", type=float, default=DEFAULT_TOLERANCE,
+                        help="allowed fall of a rate before it is a regression")
     parser.set_defaults(handler=cmd_eval, open_runner=open_runner)
 
 
@@ -105,7 +109,8 @@ def _score_all(store: Store, doc_ids: list[str], only: bool) -> list[tuple[RunIn
         run, current_prompts = recorded_run(store, doc_id, hashes)
         print(render_scores(scores, run, kill_lines(scores)))
         if not current_prompts:
-            print("  note: the glossary was extracted with another prompts/glossary.txt than today's; re-run to score it")
+            print("  note: the glossary was extracted with another prompts/glossary.txt than today's;"
+                  " re-run to score it")
         scored.append((run, scores))
     return scored
 
@@ -124,7 +129,8 @@ def _compare(path: Path, scored: list[tuple[RunInfo, DocumentScores]], doc_id: s
     if doc_id is not None:
         baseline["documents"] = {k: v for k, v in baseline["documents"].items() if k == doc_id}
     current = {"documents": {scores.doc_id: document_entry(scores, run) for run, scores in scored}}
-    print(f"baseline {path}: backend={baseline.get('backend')} model={baseline.get('model')} prompts={baseline.get('prompt_hash')}")
+    print(f"baseline {path}: backend={baseline.get('backend')} model={baseline.get('model')}"
+          f" prompts={baseline.get('prompt_hash')}")
     changes = compare(baseline, current, tolerance)
     print(render_comparison(changes, tolerance))
     failed = regressions(changes)

@@ -16,10 +16,12 @@ instance are untouched. The backend is whatever the LLM settings resolve to (off
 a key). Each document's contract files are exported to WORK/export/<stem>/ and scored as
 files, exactly what the corpus's own score.py reads.
 
-    knowledge-assets eval --corpus ../shared/corpus                 table, means, and the comparison
-                                                                    with eval_assets/results/corpus_<backend>_baseline.json
+    knowledge-assets eval --corpus ../shared/corpus                 table, means, and the comparison with
+                                                                    eval_assets/results/corpus_<backend>_baseline.json
     knowledge-assets eval --corpus DIR --baseline FILE [--tolerance T]   compare with another result file
-    knowledge-assets eval --corpus DIR --write                      also write eval_assets/results/corpus_<date>_<backend>_<prompts>.json
+    knowledge-assets eval --corpus DIR --write                      also write the result file, in
+                                                                    eval_assets/results/ as
+                                                                    corpus_<date>_<backend>_<prompts>.json
     knowledge-assets eval --corpus DIR --write-baseline             (re)write the committed corpus baseline
     knowledge-assets eval --corpus DIR --doc-id STEM --verbose      one document, with what it missed
 
@@ -45,7 +47,6 @@ from knowledge_assets.evaluation.results import (
     MetricChange,
     compare,
     read_result_file,
-    regressions,
     result_name,
     run_label,
 )
@@ -268,6 +269,7 @@ def render_comparison(changes: list[MetricChange], tolerance: float) -> str:
             continue
         delta = "" if change.delta is None else f"{change.delta:+.3f}"
         lines.append(f"  {change.doc_id:<40} {change.metric:<22} {_cell(change.baseline)} -> {_cell(change.current)}"
-                     f"  {delta:>7}  {change.verdict.upper() if change.verdict in ('regressed', 'missing') else change.verdict}")
+                     f"  {delta:>7}"
+                     f"  {change.verdict.upper() if change.verdict in ('regressed', 'missing') else change.verdict}")
     lines.append(f"  {sum(c.verdict == 'ok' for c in rates)} of {len(rates)} rates within the tolerance")
     return "\n".join(lines)

@@ -9,17 +9,24 @@ formulas.json, interpretation_pack.json, review_queue.json) against a corpus gol
 "aliases"?}], "formulas": [{"name", "verbatim"}], "rules": [{"condition_verbatim",
 "consequence_verbatim"}]}`). A missing file counts as an empty list.
 
-| figure | what |
-|---|---|
-| term_recall | gold terms some glossary entry names (`term` or `full_name` equals the canonical, abbreviation or an alias after `norm_name`) |
-| term_recall_strict | the same without aliases |
-| term_recall_lenient | the same, output names also split at "Full Name (ABBR)" and plural 's' folded |
-| term_recall_top2n | gold terms among the first max(2N, 20) term rows of the review queue (by rank; without a queue, the glossary by mention_count) |
-| definition_recall | gold definitions some matching entry states with token-F1 >= 0.6 |
-| definition_precision | of entries with a definition that match a gold term with one, those with token-F1 >= 0.6; None when nothing was checkable |
-| formula_recall | gold formulas some output formula overlaps >= 0.6 (windowed token-F1 on operator-normalised tokens of `formula_latex`, "name = latex" and provenance spans) |
-| rule_recall | gold rules ("condition consequence") some output rule overlaps >= 0.6 (its condition+consequence, statement or provenance span) |
-| rule_pair_recall | gold rules whose condition and consequence both match one output rule's (>= 0.6 each) |
+The figures:
+
+    term_recall           gold terms some glossary entry names (`term` or `full_name` equals the
+                          canonical, abbreviation or an alias after `norm_name`)
+    term_recall_strict    the same without aliases
+    term_recall_lenient   the same, output names also split at "Full Name (ABBR)" and plural 's' folded
+    term_recall_top2n     gold terms among the first max(2N, 20) term rows of the review queue (by rank;
+                          without a queue, the glossary by mention_count)
+    definition_recall     gold definitions some matching entry states with token-F1 >= 0.6
+    definition_precision  of entries with a definition that match a gold term with one, those with
+                          token-F1 >= 0.6; None when nothing was checkable
+    formula_recall        gold formulas some output formula overlaps >= 0.6 (windowed token-F1 on
+                          operator-normalised tokens of `formula_latex`, "name = latex" and provenance
+                          spans)
+    rule_recall           gold rules ("condition consequence") some output rule overlaps >= 0.6 (its
+                          condition+consequence, statement or provenance span)
+    rule_pair_recall      gold rules whose condition and consequence both match one output rule's
+                          (>= 0.6 each)
 
 A rate is None when the gold has nothing to measure it on (no formulas, no rules, ...).
 "Token overlap" is multiset token-F1; a candidate much longer than the gold (over 1.5x its
@@ -155,8 +162,8 @@ def _singular(name: str) -> str:
     return " ".join(w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w for w in name.split(" "))
 
 
-_LATEX_UNWRAP = (r"\\(?:text|mathrm|mathit|mathbf|mathsf|textit|textbf|textrm|operatorname|mbox|hbox|mathcal|boldsymbol)"
-                 r"\s*\{([^{}]*)\}")
+_LATEX_UNWRAP = (r"\\(?:text|mathrm|mathit|mathbf|mathsf|textit|textbf|textrm|operatorname|mbox|hbox|mathcal"
+                 r"|boldsymbol)\s*\{([^{}]*)\}")
 _LATEX_REPLACEMENTS = [
     (r"\\(?:times|cdot|ast)\b", " * "),
     (r"\\(?:div)\b", " / "),
@@ -351,7 +358,9 @@ def score_outputs(gold: dict, outputs: Outputs) -> CorpusScores:
     for entry in formulas:
         latex, name = _str(entry.get("formula_latex")), _str(entry.get("name"))
         named = [f"{name} = {latex}"] if latex and name and "=" not in latex else []
-        candidates.extend(formula_tokens(s) for s in [latex, *named, *_strings_in(entry.get("provenance"))] if s and s.strip())
+        candidates.extend(
+            formula_tokens(s) for s in [latex, *named, *_strings_in(entry.get("provenance"))] if s and s.strip()
+        )
     gforms = gold.get("formulas", [])
     formulas_found = 0
     for formula in gforms:

@@ -83,7 +83,9 @@ def judge_glossary(
     defined = [term for term in terms if term.definition]
     found: set[GoldTerm] = set()
     counts = dict.fromkeys(
-        ("definitions_partial", "definitions_where_gold_has_none", "abstentions", "abstentions_where_gold_defines", "escalated"), 0
+        ("definitions_partial", "definitions_where_gold_has_none", "abstentions", "abstentions_where_gold_defines",
+         "escalated"),
+        0,
     )
     for entry in entries:
         names = clusters_by_id.get(entry.term_id, set()) | {fold(entry.term)}
@@ -131,7 +133,9 @@ def judge_formulas(
     found: set[int] = set()
     stating = 0
     for entry in entries:
-        stated = [i for i, g in enumerate(gold) if entry.formula_latex and formulas_match(entry.formula_latex, g.formula)]
+        stated = [
+            i for i, g in enumerate(gold) if entry.formula_latex and formulas_match(entry.formula_latex, g.formula)
+        ]
         found.update(stated)
         stating += bool(stated)
         if entry.formula_latex:

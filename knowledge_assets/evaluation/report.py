@@ -28,11 +28,13 @@ def render_scores(scores: DocumentScores, run: RunInfo, verdicts: list[KillLine]
         f" {n.get('abstentions', 0)} abstained ({n.get('abstentions_where_gold_defines', 0)} where gold has one),"
         f" {n.get('escalated', 0)} escalated",
         f"  formulas        {n.get('formulas_found', 0)} found, {n.get('formulas_gold_found', 0)} of"
-        f" {n.get('formulas_gold', 0)} gold  recall {_rate(m['formula_recall'])}  precision {_rate(m['formula_precision'])}",
+        f" {n.get('formulas_gold', 0)} gold  recall {_rate(m['formula_recall'])}"
+        f"  precision {_rate(m['formula_precision'])}",
         f"  rules           {n.get('rules_found', 0)} found, {n.get('rules_gold_found', 0)} of"
         f" {n.get('rules_gold', 0)} gold  recall {_rate(m['rule_recall'])}  precision {_rate(m['rule_precision'])}",
         f"  rejected fields {n.get('rejected_fields', 0)}  ("
-        + ", ".join(f"{k.removeprefix('rejected_')} {v}" for k, v in n.items() if k.startswith("rejected_") and k != "rejected_fields")
+        + ", ".join(f"{k.removeprefix('rejected_')} {v}" for k, v in n.items()
+                    if k.startswith("rejected_") and k != "rejected_fields")
         + ")",
         f"  E3 by field     {n.get('e3_correct', 0)} of {n.get('e3_filled', 0)} filled fields correct: "
         + ", ".join(f"{name} {t.correct}/{t.filled}" for name, t in scores.fields.items()),

@@ -123,9 +123,13 @@ def read_extraction(store: Store, doc_id: str) -> Extraction:
     if not domains:
         # domain_context is written after glossary, formulas and rules: without it the
         # knowledge assets of this document have not (all) run.
-        raise MissingUpstream(f"{doc_id}: the knowledge assets have not been materialised; run `knowledge-assets run` first")
+        raise MissingUpstream(
+            f"{doc_id}: the knowledge assets have not been materialised; run `knowledge-assets run` first"
+        )
     (kept,) = store.fetch("SELECT count(*) AS n FROM term_mentions WHERE doc_id = ? AND noise IS NULL", [doc_id])
-    rejected = store.fetch("SELECT branch, count(*) AS n FROM rejected_fields WHERE doc_id = ? GROUP BY branch", [doc_id])
+    rejected = store.fetch(
+        "SELECT branch, count(*) AS n FROM rejected_fields WHERE doc_id = ? GROUP BY branch", [doc_id]
+    )
     return Extraction(
         clusters=load_clusters(store, doc_id),
         mentions_after_noise=kept["n"],
@@ -172,8 +176,12 @@ def kill_lines(scores: DocumentScores) -> list[KillLine]:
         if not scores.has_gold:
             verdicts.append(KillLine(metric, threshold, None, True, f"no gold for {scores.doc_id}: nothing to score"))
         elif value is None:
-            verdicts.append(KillLine(metric, threshold, None, False, "not measurable: gold or output has nothing to score"))
+            verdicts.append(
+                KillLine(metric, threshold, None, False, "not measurable: gold or output has nothing to score")
+            )
         else:
             passed = value >= threshold
-            verdicts.append(KillLine(metric, threshold, value, passed, f"{value:.3f} {'>=' if passed else '<'} {threshold:.2f}"))
+            verdicts.append(
+                KillLine(metric, threshold, value, passed, f"{value:.3f} {'>=' if passed else '<'} {threshold:.2f}")
+            )
     return verdicts

@@ -139,11 +139,13 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
     show.add_argument("id", help="term_id, formula_id, rule_id, domain_id, or <domain_id>:<surface>")
     show.add_argument("--doc-id", help="the document, when the id alone does not say")
     _decision(commands, "approve", "approve the entry as stored now", cmd_approve)
-    _decision(commands, "reject", "reject the entry; it never reaches approved knowledge", cmd_reject, note_required=True)
+    _decision(commands, "reject", "reject the entry; it never reaches approved knowledge", cmd_reject,
+              note_required=True)
     edit = _decision(commands, "edit", "replace the entry by a corrected one (a contract JSON object)", cmd_edit)
     edit.add_argument("--payload", required=True, help="JSON file holding the corrected entry")
     serve = _entry(commands, "serve", "review in the browser: documents, queue, entries beside their source", cmd_serve)
-    serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1, this machine only)")
+    serve.add_argument("--host", default="127.0.0.1",
+                       help="address to listen on (default 127.0.0.1, this machine only)")
     serve.add_argument("--port", type=int, default=8765)
     serve.add_argument("--lock-timeout", type=float, default=10.0, metavar="SECONDS",
                        help="how long a request waits for a running materialisation to release the store")

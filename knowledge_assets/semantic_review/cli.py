@@ -20,9 +20,9 @@ from pathlib import Path
 
 from knowledge_assets.errors import KnowledgeError
 from knowledge_assets.semantic_review.bundle import build_bundle, load_bundle
+from knowledge_assets.semantic_review.canonical import pretty_bytes
 from knowledge_assets.semantic_review.capture import OpenRunner, run_capture
 from knowledge_assets.semantic_review.captured import load_captures
-from knowledge_assets.semantic_review.canonical import pretty_bytes
 from knowledge_assets.semantic_review.outputs import EvidenceWriter, checked_output
 from knowledge_assets.semantic_review.plan import PLAN_FILE, build_plan, load_plan, load_policy
 from knowledge_assets.semantic_review.refusal import Refusal
@@ -84,7 +84,8 @@ def _report_failure(args: argparse.Namespace, exc: KnowledgeError) -> None:
 # name → (handler, help, its options besides --output; "repeats" is the one number)
 _COMMANDS = {
     "bundle": (cmd_bundle, "freeze documents and their gold obligations", ("documents", "gold")),
-    "prepare": (cmd_prepare, "declare the review plan before any output exists", ("bundle", "policy", "split", "repeats")),
+    "prepare": (cmd_prepare, "declare the review plan before any output exists",
+                ("bundle", "policy", "split", "repeats")),
     "capture": (cmd_capture, "run the pipeline over the plan's cases (may call a model)", ("bundle", "plan")),
     "review": (cmd_review, "targets, template and report; zero model calls", ("bundle", "plan", "captures")),
 }

@@ -2,7 +2,8 @@
 
 from knowledge_assets.candidates.text import lines, sentences
 
-TEXT = "The pump runs daily. It stops at night when the\ntank is full.\n1. Scope of this note\nQ = A x v\n\nA closing remark"
+TEXT = ("The pump runs daily. It stops at night when the\ntank is full.\n1. Scope of this note\n"
+        "Q = A x v\n\nA closing remark")
 
 
 def test_lines_are_the_non_empty_lines_as_offsets():

@@ -42,7 +42,8 @@ QUEUE_GOLD = {
     "doc": "queue.md", "language": "en",
     "terms": [
         {"canonical": "Round-Trip Time", "abbreviation": "RTT",
-         "definition_verbatim": "Round-Trip Time (RTT): the time from sending a packet to receiving its acknowledgement."},
+         "definition_verbatim": "Round-Trip Time (RTT): the time from sending a packet to receiving "
+                                "its acknowledgement."},
         {"canonical": "Congestion Window", "abbreviation": None,
          "definition_verbatim": "Congestion Window: the amount of data a sender may have in flight."},
     ],
@@ -115,7 +116,8 @@ def test_a_fall_beyond_the_tolerance_and_a_document_no_longer_scored_are_regress
     verdicts = {(c.doc_id, c.metric): c.verdict for c in compare_with_baseline(baseline, current)}
     assert verdicts == {("a", "rule_recall"): "regressed", ("a", "formula_recall"): "new",
                         ("b", "rule_recall"): "missing"}
-    assert {c.doc_id for c in compare_with_baseline(baseline, current, tolerance=0.05) if c.verdict == "regressed"} == set()
+    assert {c.doc_id for c in compare_with_baseline(baseline, current, tolerance=0.05)
+            if c.verdict == "regressed"} == set()
     assert {c.doc_id for c in compare_with_baseline(baseline, current, only="a")} == {"a"}
 
 
@@ -161,7 +163,8 @@ def test_the_command_scores_each_document_writes_the_baseline_and_fails_on_a_hig
     (line,) = [line for line in out.splitlines() if "REGRESSED" in line]
     assert line.split()[:2] == ["queue", "term_recall"]
     assert "1 regressions beyond the tolerance" in err
-    assert eval_corpus(capsys, corpus, results, "--baseline", str(raised), "--doc-id", "queue", "--tolerance", "1")[0] == 0
+    assert eval_corpus(capsys, corpus, results, "--baseline", str(raised), "--doc-id", "queue",
+                       "--tolerance", "1")[0] == 0
 
 
 def test_a_failing_document_is_reported_and_the_others_still_score(offline, tmp_path, capsys):

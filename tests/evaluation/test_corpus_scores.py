@@ -22,7 +22,8 @@ GOLD = {
     "language": "en",
     "terms": [
         {"canonical": "Round-Trip Time", "abbreviation": "RTT",
-         "definition_verbatim": "Round-Trip Time (RTT): the time from sending a packet to receiving its acknowledgement."},
+         "definition_verbatim": "Round-Trip Time (RTT): the time from sending a packet to receiving "
+                                "its acknowledgement."},
         {"canonical": "Congestion Window", "abbreviation": None,
          "definition_verbatim": "Congestion Window: the amount of data a sender may have in flight."},
         {"canonical": "Jendela Kemacetan", "abbreviation": None, "definition_verbatim": None,
@@ -73,7 +74,8 @@ FORMULAS = [
 ]
 RULES = [
     {"condition": "If the RTT exceeds 100 ms", "consequence": "the sender MUST halve the congestion window",
-     "statement": None, "provenance": {"span": "If the RTT exceeds 100 ms, the sender MUST halve the congestion window."}},
+     "statement": None,
+     "provenance": {"span": "If the RTT exceeds 100 ms, the sender MUST halve the congestion window."}},
     {"condition": None, "consequence": None, "statement": "Apabila kadar melebihi batas maka pengusaha wajib "
      "menghentikan kegiatan penambangan dan melapor", "provenance": None},
 ]
@@ -133,7 +135,8 @@ def test_pinned_figures_of_our_outputs(tmp_path):
 
 def test_missing_files_are_empty_and_undefined_rates_are_none(tmp_path):
     figures = score_outputs({"doc": "x", "terms": [], "formulas": []}, Outputs()).figures
-    assert figures["term_recall"] is None and figures["formula_recall"] is None and figures["definition_precision"] is None
+    assert (figures["term_recall"] is None and figures["formula_recall"] is None
+            and figures["definition_precision"] is None)
     assert figures["outputs"] == {"glossary": None, "formulas": None, "interpretation_pack": None}
 
 

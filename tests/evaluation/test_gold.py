@@ -64,7 +64,8 @@ def test_a_gold_file_for_another_document_is_refused(tmp_path):
         ({"doc_id": "DOC-1", "terms": [{"abbreviation": "FF"}]}, "canonical"),
         ({"doc_id": "DOC-1", "terms": [], "formulas": [{"name": "FF"}]}, "formula"),
         ({"doc_id": "DOC-1", "terms": [], "rules": [{"rule_type": "advice", "statement": "S."}]}, "rule_type 'advice'"),
-        ({"doc_id": "DOC-1", "terms": [], "rules": [{"rule_type": "calculation", "condition": "If X"}]}, "needs a statement"),
+        ({"doc_id": "DOC-1", "terms": [], "rules": [{"rule_type": "calculation", "condition": "If X"}]},
+         "needs a statement"),
     ],
 )
 def test_malformed_gold_is_refused_naming_the_file_and_the_cause(tmp_path, payload, cause):

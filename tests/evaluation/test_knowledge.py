@@ -20,7 +20,9 @@ PA_DEFINITION = (
     "Adalah persentase waktu unit berada dalam kondisi siap secara fisik untuk dioperasikan dibandingkan "
     "dengan seluruh waktu unit berada di site (MOHH)."
 )
-MA_DEFINITION = "Adalah persentase waktu unit bekerja dibandingkan dengan jumlah waktu unit bekerja ditambah waktu perbaikan."
+MA_DEFINITION = (
+    "Adalah persentase waktu unit bekerja dibandingkan dengan jumlah waktu unit bekerja ditambah waktu perbaikan."
+)
 TERMS = (
     GoldTerm("Physical of Availability", "PA", PA_DEFINITION),
     GoldTerm("Mechanical Availability", "MA", MA_DEFINITION),
@@ -129,13 +131,15 @@ GOLD_FORMULAS = (
 
 def formula(latex, name=None, symbols=()) -> c.FormulaEntry:
     variables = [c.FormulaVariable(symbol=s) for s in symbols]
-    return c.FormulaEntry(formula_id="f_1", name=name, formula_latex=latex, variables=variables, provenance=provenance())
+    return c.FormulaEntry(formula_id="f_1", name=name, formula_latex=latex, variables=variables,
+                          provenance=provenance())
 
 
 def test_formula_fields_are_judged_against_the_gold_formula_the_entry_states():
     entries = [
         # The gold formula in LaTeX, named by the gold term's long form, variables complete.
-        formula(r"PA = \frac{MOHH - Breakdown Hours}{MOHH} \times 100\%", "Physical of Availability", ["MOHH", "Breakdown Hours"]),
+        formula(r"PA = \frac{MOHH - Breakdown Hours}{MOHH} \times 100\%", "Physical of Availability",
+                ["MOHH", "Breakdown Hours"]),
         # Not a gold formula: every filled field of it is wrong.
         formula("MOHH = 30 x 24", "MOHH", ["MOHH"]),
     ]
@@ -158,12 +162,15 @@ def test_formula_variables_need_a_set_f1_of_0_8():
 GOLD_RULES = (
     GoldRule(
         "calculation",
-        "Apabila data joint survey belum tersedia maka digunakan data produksi berdasarkan truck count sebagai dasar perhitungan.",
+        "Apabila data joint survey belum tersedia maka digunakan data produksi berdasarkan truck count sebagai "
+        "dasar perhitungan.",
         "Apabila data joint survey belum tersedia",
         "maka digunakan data produksi berdasarkan truck count sebagai dasar perhitungan",
     ),
-    GoldRule("calculation", "Production yang digunakan dalam perhitungan adalah produksi hasil joint survey.", None, None),
-    GoldRule("interpretation", "Jika MF kurang dari 0,9 maka jumlah unit hauling dalam fleet harus ditambah.", None, None),
+    GoldRule("calculation", "Production yang digunakan dalam perhitungan adalah produksi hasil joint survey.",
+             None, None),
+    GoldRule("interpretation", "Jika MF kurang dari 0,9 maka jumlah unit hauling dalam fleet harus ditambah.",
+             None, None),
 )
 
 
@@ -207,7 +214,8 @@ def test_a_statement_may_be_the_whole_conditional_sentence_of_a_gold_rule_given_
 
 def test_domain_title_and_purpose_are_texts_against_gold_and_unfilled_ones_do_not_count():
     gold = GoldDomain("Maintenance KPI Procedure", "This procedure defines the key performance indicators (KPIs).")
-    domain = c.DomainContext(domain_id="d_1", title="Maintenance KPI Procedure", purpose_verbatim=None, provenance=provenance())
+    domain = c.DomainContext(domain_id="d_1", title="Maintenance KPI Procedure", purpose_verbatim=None,
+                             provenance=provenance())
     judgement = Judgement()
     judge_domain(domain, gold, judgement)
     assert {k: (t.filled, t.correct) for k, t in judgement.fields.items()} == {"domain.title": (1, 1)}

@@ -62,7 +62,8 @@ def test_a_text_with_no_gold_to_match_is_wrong():
     ("found", "gold"),
     [
         ("PA = (MOHH - Breakdown Hours) / MOHH x 100%", "PA = (MOHH - Breakdown Hours) / MOHH x 100%"),
-        (r"PA = \frac{MOHH - \text{Breakdown Hours}}{MOHH} \times 100\%", "PA = (MOHH - Breakdown Hours) / MOHH x 100%"),
+        (r"PA = \frac{MOHH - \text{Breakdown Hours}}{MOHH} \times 100\%",
+         "PA = (MOHH - Breakdown Hours) / MOHH x 100%"),
         (r"MA = \frac{Operating Hours}{Operating Hours + Repair Hours} \times 100\%",
          "MA = (Operating Hours) / (Operating Hours + Repair Hours) x 100%"),
         ("Loading Time = jumlah pass x CT Loading", "Loading Time = jumlah pass x CT Loading (menit)"),
@@ -79,7 +80,8 @@ def test_the_same_equation_matches_as_plain_text_or_latex(found, gold):
     [
         ("MTTR = Total Repair Hours / Number of Repairs", "MTTR = breakdown duration / breakdown frequency"),
         ("UA = Working Hours / (Working Hours + Standby Hours) x 100%", "Working Hours / (MOHH x PA)"),
-        ("MA = Working Hours / (Working Hours + Repair Hours) x 100%", "UA = Working Hours / (Working Hours + Repair Hours) x 100%"),
+        ("MA = Working Hours / (Working Hours + Repair Hours) x 100%",
+         "UA = Working Hours / (Working Hours + Repair Hours) x 100%"),
         ("Pty standar = (3600 / CT) x FF", "Pty standar = 3600 / CT x FF x SF"),
     ],
 )
@@ -94,5 +96,6 @@ def test_grouping_that_changes_meaning_is_kept():
 
 def test_variable_lists_compare_as_sets_of_names():
     assert set_f1(["mohh", "Breakdown  Hours"], ["MOHH", "Breakdown Hours"]) == 1.0
-    assert set_f1(["Jumlah", "MOHH unit", "PA unit", "Jumlah MOHH unit"], ["MOHH unit", "PA unit"]) == pytest.approx(2 / 3)
+    assert set_f1(["Jumlah", "MOHH unit", "PA unit", "Jumlah MOHH unit"],
+                  ["MOHH unit", "PA unit"]) == pytest.approx(2 / 3)
     assert set_f1([], ["MOHH"]) == 0.0

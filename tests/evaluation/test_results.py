@@ -79,13 +79,17 @@ def test_a_rate_falling_by_more_than_the_tolerance_is_a_regression():
 
 
 def test_a_fall_within_the_tolerance_is_ok_and_a_rise_beyond_it_improved():
-    assert verdicts(payload(scores(e3=0.90)), payload(scores(e3=0.885)))[("DOC-1", "e3_schema_fill_precision")] == "ok"
-    assert verdicts(payload(scores(e3=0.90)), payload(scores(e3=0.95)))[("DOC-1", "e3_schema_fill_precision")] == "improved"
-    assert verdicts(payload(scores(e3=0.90)), payload(scores(e3=0.87)), tolerance=0.05)[("DOC-1", "e3_schema_fill_precision")] == "ok"
+    assert verdicts(payload(scores(e3=0.90)),
+                    payload(scores(e3=0.885)))[("DOC-1", "e3_schema_fill_precision")] == "ok"
+    assert verdicts(payload(scores(e3=0.90)),
+                    payload(scores(e3=0.95)))[("DOC-1", "e3_schema_fill_precision")] == "improved"
+    assert verdicts(payload(scores(e3=0.90)), payload(scores(e3=0.87)),
+                    tolerance=0.05)[("DOC-1", "e3_schema_fill_precision")] == "ok"
 
 
 def test_counts_and_compression_are_information_never_regressions():
-    current = DocumentScores("DOC-1", True, {"e3_schema_fill_precision": 0.9, "e2_compression": 1.0}, {"abstentions": 9})
+    current = DocumentScores("DOC-1", True, {"e3_schema_fill_precision": 0.9, "e2_compression": 1.0},
+                             {"abstentions": 9})
     changes = compare(payload(scores()), payload(current))
     found = {c.metric: c.verdict for c in changes}
     assert found["e2_compression"] == "changed" and found["abstentions"] == "changed"

@@ -37,7 +37,8 @@ def extraction(**changes) -> Extraction:
         "mentions_after_noise": 6,
         "glossary": [c.GlossaryEntry(term_id="t_q", term="Qty", full_name="Quantity", definition=DEFINITION,
                                      provenance=c.Provenance(doc_id=DOC, span=DEFINITION))],
-        "formulas": [c.FormulaEntry(formula_id="f_1", formula_latex="Qty = A / B", provenance=c.Provenance(doc_id=DOC, span="Qty"))],
+        "formulas": [c.FormulaEntry(formula_id="f_1", formula_latex="Qty = A / B",
+                                    provenance=c.Provenance(doc_id=DOC, span="Qty"))],
         "rules": [],
         "domain": c.DomainContext(domain_id="d_1", title="Standard", provenance=c.Provenance(doc_id=DOC, span="S")),
         "rejected_by_branch": {"glossary": 2},
@@ -58,7 +59,8 @@ def test_unannotated_parts_of_gold_are_not_scored_and_their_fields_not_judged():
 
 
 def test_annotated_parts_judge_their_fields_and_drag_e3_when_wrong():
-    gold = Gold(DOC, GOLD.terms, formulas=(GoldFormula("Qty", "Qty = X / Y", ("X", "Y")),), rules=(), domain=GoldDomain("Other", None))
+    gold = Gold(DOC, GOLD.terms, formulas=(GoldFormula("Qty", "Qty = X / Y", ("X", "Y")),), rules=(),
+                domain=GoldDomain("Other", None))
     scores = score_extraction(gold, extraction())
     assert scores.metrics["formula_recall"] == 0.0 and scores.metrics["rule_recall"] is None
     assert scores.fields["formulas.formula_latex"].correct == 0
@@ -71,12 +73,14 @@ def test_annotated_parts_judge_their_fields_and_drag_e3_when_wrong():
 def test_a_kill_line_passes_at_its_threshold_and_fails_below():
     scores = DocumentScores(DOC, True, {"e1_term_filter_recall": 0.70, "e3_schema_fill_precision": 0.79})
     e1, e3 = kill_lines(scores)
-    assert (e1.metric, e1.passed, e3.metric, e3.passed) == ("e1_term_filter_recall", True, "e3_schema_fill_precision", False)
+    assert (e1.metric, e1.passed, e3.metric, e3.passed) == (
+        "e1_term_filter_recall", True, "e3_schema_fill_precision", False)
     assert e3.note == "0.790 < 0.80"
 
 
 def test_a_kill_line_with_nothing_to_measure_fails_and_without_gold_passes_with_a_note():
-    unmeasurable = kill_lines(DocumentScores(DOC, True, {"e1_term_filter_recall": 0.9, "e3_schema_fill_precision": None}))
+    unmeasurable = kill_lines(DocumentScores(DOC, True,
+                                             {"e1_term_filter_recall": 0.9, "e3_schema_fill_precision": None}))
     assert [v.passed for v in unmeasurable] == [True, False] and "not measurable" in unmeasurable[1].note
     no_gold = kill_lines(DocumentScores(DOC, False))
     assert all(v.passed and v.value is None and "no gold" in v.note for v in no_gold)
@@ -99,7 +103,9 @@ def test_the_recorded_run_is_the_backend_and_model_of_the_latest_glossary(store)
     assert recorded_run(store, DOC, hashes) == (RunInfo("unknown", "unknown", hashes), True)
     row = {"doc_id": DOC, "term_id": "t_q", "term": "Qty", "definition": None}
     store.append("glossary_versions", [
-        {**row, "run_id": "r1", "created_at": datetime(2025, 1, 1), "backend": "offline", "model": "offline", "prompt_hash": "g" * 64},
-        {**row, "run_id": "r2", "created_at": datetime(2025, 1, 2), "backend": "openai", "model": "gpt-x", "prompt_hash": "h" * 64},
+        {**row, "run_id": "r1", "created_at": datetime(2025, 1, 1), "backend": "offline", "model": "offline",
+         "prompt_hash": "g" * 64},
+        {**row, "run_id": "r2", "created_at": datetime(2025, 1, 2), "backend": "openai", "model": "gpt-x",
+         "prompt_hash": "h" * 64},
     ])
     assert recorded_run(store, DOC, hashes) == (RunInfo("openai", "gpt-x", hashes), False)

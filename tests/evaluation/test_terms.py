@@ -4,8 +4,6 @@ import pytest
 
 from knowledge_assets.contracts import Provenance
 from knowledge_assets.evaluation.gold import GoldTerm, load_gold
-from knowledge_assets.ingest.documents import identify
-from knowledge_assets.ingest.parse import parse_document
 from knowledge_assets.evaluation.terms import (
     clusters_outside_gold,
     compression,
@@ -13,6 +11,8 @@ from knowledge_assets.evaluation.terms import (
     missed_gold_terms,
     term_filter_recall,
 )
+from knowledge_assets.ingest.documents import identify
+from knowledge_assets.ingest.parse import parse_document
 from knowledge_assets.terms.clusters import TermCluster
 from knowledge_assets.terms.funnel import run_term_funnel
 from tests.conftest import SAMPLE_MARKDOWN, SAMPLE_PDF

@@ -71,12 +71,15 @@ def _long_form(words: list[tuple[int, str]], letters: str, end: int) -> Bounds |
 
 # Closed enum of contract §4: a keyword lexicon, English and Indonesian, per subdomain.
 SUBDOMAIN_KEYWORDS: dict[str, tuple[str, ...]] = {
-    "production": ("production", "produksi", "productivity", "produktivitas", "bcm", "overburden", "gain/loss", "output"),
+    "production": ("production", "produksi", "productivity", "produktivitas", "bcm", "overburden", "gain/loss",
+                   "output"),
     "maintenance": ("maintenance", "perawatan", "repair", "perbaikan", "breakdown", "service", "overhaul",
-                    "mtbf", "mttr", "failure", "kerusakan", "backlog", "work order", "mechanic", "mekanik", "component"),
+                    "mtbf", "mttr", "failure", "kerusakan", "backlog", "work order", "mechanic", "mekanik",
+                    "component"),
     "hauling": ("hauling", "hauler", "truck", "truk", "angkut", "pengangkutan", "ritase", "dump truck", "travel"),
     "loading": ("loading", "loader", "excavator", "bucket", "digging", "menggali", "swing", "pemuatan", "muatan"),
-    "drilling_blasting": ("drilling", "drill", "blasting", "blast", "peledakan", "fragmentasi", "fragmentation", "explosive"),
+    "drilling_blasting": ("drilling", "drill", "blasting", "blast", "peledakan", "fragmentasi", "fragmentation",
+                          "explosive"),
     "equipment": ("equipment", "unit", "alat", "fleet", "availability", "machine", "mesin"),
     "safety": ("safety", "keselamatan", "injury", "cedera", "hazard", "bahaya", "incident", "insiden"),
     "quality": ("quality", "kualitas", "mutu", "calorific", "ash", "kadar"),

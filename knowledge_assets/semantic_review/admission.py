@@ -11,17 +11,16 @@ from dataclasses import dataclass, field
 
 from pydantic import TypeAdapter, ValidationError
 
+from knowledge_assets import branches
 from knowledge_assets import contracts as c
-from knowledge_assets.extract.guard import GUARDED_FIELDS
 from knowledge_assets.verify.latex import latex_verification, transcribes_plain_text
 from knowledge_assets.verify.spans import is_verbatim
 from knowledge_assets.semantic_review.vocabulary import ENTITY_KINDS, EntityKind
 
+# The seven payloads of a capture: each branch's export file, then the three audit files.
 PAYLOAD_MODELS: dict[str, TypeAdapter] = {
-    "glossary.json": TypeAdapter(list[c.GlossaryEntry]),
-    "interpretation_pack.json": TypeAdapter(list[c.RuleEntry]),
-    "formulas.json": TypeAdapter(list[c.FormulaEntry]),
-    "domain_context.json": TypeAdapter(c.DomainContext),
+    **{spec.export_file: TypeAdapter(spec.model if spec.one_per_document else list[spec.model])
+       for spec in branches.registered()},
     "review_queue.json": TypeAdapter(list[c.ReviewQueueRow]),
     "rejected.json": TypeAdapter(list[c.RejectedField]),
     "usage.json": TypeAdapter(list[c.CallUsage]),
@@ -74,7 +73,7 @@ def _span_check(name: str, value: str, item: dict, chunks: dict[str, c.Chunk]) -
 
 
 def _entity(kind: EntityKind, item: dict, chunks: dict[str, c.Chunk]) -> Entity:
-    fields = [(name, item.get(name)) for name in GUARDED_FIELDS[kind.branch]]
+    fields = [(name, item.get(name)) for name in branches.of_contract_branch(kind.branch).guarded_fields]
     fields.append((PROVENANCE_SPAN, item["provenance"]["span"]))
     spans = tuple(_span_check(name, value, item, chunks) for name, value in fields if isinstance(value, str))
     return Entity(kind, item[kind.id_field], item, spans)

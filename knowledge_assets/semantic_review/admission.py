@@ -8,6 +8,7 @@ blocker; a pass proves only the quote, never its meaning.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cache
 
 from pydantic import TypeAdapter, ValidationError
 
@@ -17,14 +18,21 @@ from knowledge_assets.verify.latex import latex_verification, transcribes_plain_
 from knowledge_assets.verify.spans import is_verbatim
 from knowledge_assets.semantic_review.vocabulary import ENTITY_KINDS, EntityKind
 
-# The seven payloads of a capture: each branch's export file, then the three audit files.
-PAYLOAD_MODELS: dict[str, TypeAdapter] = {
-    **{spec.export_file: TypeAdapter(spec.model if spec.one_per_document else list[spec.model])
-       for spec in branches.registered()},
-    "review_queue.json": TypeAdapter(list[c.ReviewQueueRow]),
-    "rejected.json": TypeAdapter(list[c.RejectedField]),
-    "usage.json": TypeAdapter(list[c.CallUsage]),
-}
+
+@cache
+def _payload_model(spec: branches.BranchSpec) -> TypeAdapter:
+    return TypeAdapter(spec.model if spec.one_per_document else list[spec.model])
+
+
+# The payloads of a capture: each branch's export file, then the three audit files.
+PAYLOAD_MODELS: branches.BranchTable[TypeAdapter] = branches.BranchTable(
+    lambda spec: spec.export_file, _payload_model,
+    extra={
+        "review_queue.json": TypeAdapter(list[c.ReviewQueueRow]),
+        "rejected.json": TypeAdapter(list[c.RejectedField]),
+        "usage.json": TypeAdapter(list[c.CallUsage]),
+    },
+)
 PROVENANCE_SPAN = "provenance.span"
 
 

@@ -11,7 +11,7 @@ from typing import TypeVar
 from pydantic import BaseModel
 
 from knowledge_assets import contracts as c
-from knowledge_assets.branches import BranchSpec, BranchTable
+from knowledge_assets.branches import FORMULA, GLOSSARY, RULE, BranchSpec, BranchTable
 from knowledge_assets.store.database import Store
 
 Entity = TypeVar("Entity", bound=BaseModel)
@@ -76,3 +76,39 @@ def rejected_entry_terms(store: Store, doc_id: str, branch: BranchSpec, field: s
         [doc_id, branch.contract_branch, field],
     )
     return {r["entry_term"] for r in rows}
+
+
+def document_rows(store: Store, table: str, doc_id: str) -> list[dict]:
+    """The document's rows of a knowledge table exactly as DuckDB returns them (doc_id included),
+    for the checks, which re-verify what is stored rather than what a model would read back."""
+    return store.fetch(f'SELECT * FROM "{table}" WHERE doc_id = ?', [doc_id])
+
+
+def entity_ids(store: Store, branch: BranchSpec, doc_id: str) -> set[str]:
+    rows = store.fetch(f'SELECT "{branch.id_field}" AS id FROM "{branch.table}" WHERE doc_id = ?', [doc_id])
+    return {row["id"] for row in rows}
+
+
+def chunk_sources(store: Store, doc_id: str) -> dict[str, tuple[str, str | None]]:
+    """chunk_id -> (text, latex) of the document's parsed chunks: what every span is checked against."""
+    rows = store.fetch("SELECT chunk_id, text, latex FROM parsed_chunks WHERE doc_id = ?", [doc_id])
+    return {row["chunk_id"]: (row["text"], row["latex"]) for row in rows}
+
+
+def cluster_canonicals(store: Store, doc_id: str) -> dict[str, str]:
+    """term_id -> canonical of the document's term clusters: what a term_id is derived from."""
+    rows = store.fetch("SELECT term_id, canonical FROM term_clusters WHERE doc_id = ?", [doc_id])
+    return {row["term_id"]: row["canonical"] for row in rows}
+
+
+def document_counts(store: Store, doc_id: str) -> dict[str, int]:
+    """How many pages the document has, and how many definitions, formulas and rules it yielded."""
+    def count(sql: str) -> int:
+        return store.fetch(sql, [doc_id])[0]["n"]
+
+    return dict(
+        pages=count("SELECT coalesce(max(page_count), 0) AS n FROM parsed_documents WHERE doc_id = ?"),
+        definitions=count(f"SELECT count(*) AS n FROM {GLOSSARY.table} WHERE doc_id = ? AND definition IS NOT NULL"),
+        formulas=count(f"SELECT count(*) AS n FROM {FORMULA.table} WHERE doc_id = ?"),
+        rules=count(f"SELECT count(*) AS n FROM {RULE.table} WHERE doc_id = ?"),
+    )

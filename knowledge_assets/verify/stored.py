@@ -22,6 +22,7 @@ from pydantic import TypeAdapter, ValidationError
 from knowledge_assets import branches, ids
 from knowledge_assets import contracts as c
 from knowledge_assets.branches import BranchSpec, BranchTable
+from knowledge_assets.store import knowledge
 from knowledge_assets.store.database import Store
 from knowledge_assets.verify.latex import latex_verification, transcribes_plain_text
 from knowledge_assets.verify.spans import is_verbatim, locate
@@ -67,16 +68,13 @@ class StoredDocument:
 def load_document(store: Store, table: str, doc_id: str) -> StoredDocument:
     if table not in checked_tables():
         raise ValueError(f"{table} is not a knowledge table; expected one of {sorted(checked_tables())}")
-    chunks = store.fetch("SELECT chunk_id, text, latex FROM parsed_chunks WHERE doc_id = ?", [doc_id])
-    clusters = store.fetch("SELECT term_id, canonical FROM term_clusters WHERE doc_id = ?", [doc_id])
-    glossary = store.fetch("SELECT term_id FROM glossary WHERE doc_id = ?", [doc_id])
     return StoredDocument(
         doc_id=doc_id,
         table=table,
-        rows=store.fetch(f'SELECT * FROM "{table}" WHERE doc_id = ?', [doc_id]),
-        chunks={r["chunk_id"]: SourceChunk(r["text"], r["latex"]) for r in chunks},
-        cluster_canonicals={r["term_id"]: r["canonical"] for r in clusters},
-        glossary_term_ids={r["term_id"] for r in glossary},
+        rows=knowledge.document_rows(store, table, doc_id),
+        chunks={chunk_id: SourceChunk(*source) for chunk_id, source in knowledge.chunk_sources(store, doc_id).items()},
+        cluster_canonicals=knowledge.cluster_canonicals(store, doc_id),
+        glossary_term_ids=knowledge.entity_ids(store, branches.GLOSSARY, doc_id),
     )
 
 
@@ -299,12 +297,4 @@ class DocumentYield:
 
 
 def document_yield(store: Store, doc_id: str) -> DocumentYield:
-    def count(sql: str) -> int:
-        return store.fetch(sql, [doc_id])[0]["n"]
-
-    return DocumentYield(
-        pages=count("SELECT coalesce(max(page_count), 0) AS n FROM parsed_documents WHERE doc_id = ?"),
-        definitions=count("SELECT count(*) AS n FROM glossary WHERE doc_id = ? AND definition IS NOT NULL"),
-        formulas=count("SELECT count(*) AS n FROM formulas WHERE doc_id = ?"),
-        rules=count("SELECT count(*) AS n FROM rules WHERE doc_id = ?"),
-    )
+    return DocumentYield(**knowledge.document_counts(store, doc_id))

@@ -87,7 +87,8 @@ def test_every_registry_driven_table_includes_a_registered_branch(units):
 
 
 def test_the_span_guard_and_the_stored_check_read_the_registered_fields(units):
-    assert guard(units, "m3/s", {"symbol": "m3/s", "meaning": None}, [SOURCE]) == ({"symbol": "m3/s", "meaning": None}, [])
+    values = {"symbol": "m3/s", "meaning": None}
+    assert guard(units, "m3/s", values, [SOURCE]) == (values, [])
     row = {"doc_id": "D", **_unit("m³ per second").model_dump()}
     document = stored.StoredDocument("D", "units", [row], {"D::0001": stored.SourceChunk(SOURCE, None)}, {}, set())
     assert [(f.entity_id, f.field) for f in stored.unverified_spans(document)] == [("u_0123456789", "symbol")]
@@ -108,7 +109,7 @@ def test_the_contract_still_names_the_branches_it_admits(units):
     """The contract is the boundary: usage, or a rejected field, of a branch it does not name
     is refused there (contracts.py is the first module a real new branch changes)."""
     with pytest.raises(ValidationError):
-        call_usage("unit", deployment="offline", tier="offline", structured_output_mode="none")  # type: ignore[arg-type]
+        call_usage("unit", deployment="offline", tier="offline", structured_output_mode="none")
     with pytest.raises(ValidationError, match="branch"):
         guard(units, "m3/s", {"symbol": "m³ per second"}, [SOURCE])
 

@@ -17,7 +17,8 @@ def test_a_fabricated_definition_is_nulled_and_logged_not_repaired():
 
 
 def test_a_fabricated_purpose_is_refused():
-    kept, rejected = guard(DOMAIN_CONTEXT, "doc", {"title": "2.1.2. Quantity (Qty)", "purpose_verbatim": "This document explains Qty."}, SOURCES)
+    values = {"title": "2.1.2. Quantity (Qty)", "purpose_verbatim": "This document explains Qty."}
+    kept, rejected = guard(DOMAIN_CONTEXT, "doc", values, SOURCES)
     assert kept["title"] == "2.1.2. Quantity (Qty)" and kept["purpose_verbatim"] is None
     assert rejected[0].reason == "purpose_verbatim is not a verbatim transcription of the source"
 
@@ -32,7 +33,8 @@ RULE_SOURCE = f"Jika tarif berubah, maka tarif baru berlaku. {INJECTED}"
 
 
 def test_a_verbatim_definition_that_instructs_a_model_is_nulled_with_its_own_reason():
-    kept, rejected = guard(GLOSSARY, "Fee", {"definition": INJECTED, "full_name": None, "source_wording": None}, [RULE_SOURCE])
+    values = {"definition": INJECTED, "full_name": None, "source_wording": None}
+    kept, rejected = guard(GLOSSARY, "Fee", values, [RULE_SOURCE])
     assert kept["definition"] is None
     assert [(r.field, r.offending_value) for r in rejected] == [("definition", INJECTED)]
     assert rejected[0].reason == (

@@ -54,6 +54,7 @@ from knowledge_assets.store.knowledge import (
     load_branch,
     rejected_entry_terms,
     write_branch,
+    write_review_queue,
 )
 from knowledge_assets.store.parsed import load_parsed
 from knowledge_assets.store.terms import clustered_mentions, load_clusters
@@ -145,6 +146,17 @@ def _same_term_variants(entries: Sequence[c.GlossaryEntry]) -> dict[str, list[st
     return variants
 
 
+def _answers_by_term(results: Sequence[CallResult]) -> dict[str, object]:
+    """term_id -> its answer, or the failure of the call that asked for it."""
+    answers: dict[str, object] = {}
+    for result in results:
+        if result.ok:
+            answers.update(result.answer.by_key(result.request))
+        else:
+            answers.update({cl.key: result.answer for cl in result.request.clusters})
+    return answers
+
+
 def run_glossary(store: Store, extractor: Extractor, doc_id: str, run_id: str) -> StageResult:
     parsed = _parsed(store, doc_id)
     clusters = load_clusters(store, doc_id)
@@ -158,13 +170,7 @@ def run_glossary(store: Store, extractor: Extractor, doc_id: str, run_id: str) -
     definitions = definitions_by_term(clusters, find_definitions(_source_chunks(parsed.chunks)))
     evidence = evidence_chunks(clusters, parsed.chunks, mentions, headings, definitions)
     results = extractor.run(glossary_requests(clusters, evidence, definitions))
-    answers: dict[str, object] = {}
-    for result in results:
-        if result.ok:
-            answers.update(result.answer.by_key(result.request))
-        else:
-            answers.update({cl.key: result.answer for cl in result.request.clusters})
-    built = build_glossary(doc_id, clusters, evidence, headings, answers)
+    built = build_glossary(doc_id, clusters, evidence, headings, _answers_by_term(results))
     entries = link_glossary(built.entries, formulas, index)
     entries = diff_glossary(entries, previous, _same_term_variants(entries))
     now = datetime.now(timezone.utc).replace(tzinfo=None)
@@ -231,7 +237,8 @@ def run_domain_context(store: Store, extractor: Extractor, doc_id: str, run_id: 
     built = build_domain(doc_id, parsed.chunks, results[0].answer)
     domain = complete_domain(link_domain(built.domain, term_index(clusters)), glossary, formulas, rules)
 
-    write_branch(store, DOMAIN_CONTEXT, doc_id, [domain], built.rejected, usage_rows(results, doc_id=doc_id, run_id=run_id))
+    usage = usage_rows(results, doc_id=doc_id, run_id=run_id)
+    write_branch(store, DOMAIN_CONTEXT, doc_id, [domain], built.rejected, usage)
     dangles = dangle_counts(glossary, formulas, rules, domain)
     return StageResult(
         rows=1, results=results, rejected=built.rejected,
@@ -262,10 +269,8 @@ def run_review_queue(store: Store, doc_id: str) -> StageResult:
     rejected_ids = {e.term_id for e in glossary if e.term in rejected_terms and e.definition is None}
     # Entries whose latest review still applies leave the queue; changed ones come back.
     rows = still_pending(build_queue(glossary, domains[0] if domains else None, rejected_ids), statuses)
-    dumped = [row.model_dump() for row in rows]
-    table_rows = [{"doc_id": doc_id, "domain_id": None, **row} for row in dumped]
 
-    store.replace_partition(doc_id, {"review_queue": table_rows})
+    write_review_queue(store, doc_id, rows)
     return StageResult(
         rows=len(rows),
         figures={"rows": len(rows), "key_parameter_rows": sum(r.row_kind == "key_parameter" for r in rows)},

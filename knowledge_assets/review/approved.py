@@ -33,7 +33,8 @@ from knowledge_assets.review.entities import KEY_PARAMETER, MODELS, EntityKey, K
 from knowledge_assets.review.status import ReviewStatus, review_statuses
 from knowledge_assets.store.database import Store
 
-_TERM, _FORMULA, _RULE, _DOMAIN = GLOSSARY.review_kind, FORMULA.review_kind, RULE.review_kind, DOMAIN_CONTEXT.review_kind
+_TERM, _FORMULA = GLOSSARY.review_kind, FORMULA.review_kind
+_RULE, _DOMAIN = RULE.review_kind, DOMAIN_CONTEXT.review_kind
 
 
 @dataclass(frozen=True)

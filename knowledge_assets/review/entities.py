@@ -145,7 +145,8 @@ def _holding_document(store: Store, key: EntityKey) -> str:
 
 
 def _key_parameter_error(store: Store, key: EntityKey, doc_id: str) -> ReviewError:
-    domains = [d for d in load_entities(store, DOMAIN_CONTEXT.table, doc_id, c.DomainContext) if d.domain_id == key.entity_id]
+    stored = load_entities(store, DOMAIN_CONTEXT.table, doc_id, c.DomainContext)
+    domains = [d for d in stored if d.domain_id == key.entity_id]
     if not domains:
         return ReviewError(f"{key.ref}: no domain {key.entity_id} in document {doc_id}")
     parameters = {p.surface: p.term_id for p in domains[0].key_parameters}

@@ -58,6 +58,13 @@ def write_branch(
     )
 
 
+def write_review_queue(store: Store, doc_id: str, rows: Sequence[BaseModel]) -> None:
+    """Replaces the document's queue. A term row carries no domain_id key (decision D4); its
+    column is null."""
+    store.replace_partition(doc_id, {"review_queue": [{"doc_id": doc_id, "domain_id": None, **row.model_dump()}
+                                                      for row in rows]})
+
+
 def latest_glossary_version(store: Store, doc_id: str) -> dict[str, str | None]:
     """term_id -> definition, as the document's latest glossary run stored them (empty before
     its first run): what the diff stage compares this run against."""

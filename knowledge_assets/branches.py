@@ -82,6 +82,7 @@ class BranchSpec:
     document_scope: bool
     placeholders: frozenset[str]  # the `{{name}}`s the branch's prompt file must hold
     content_fields: tuple[str, ...]  # what a reviewer judges, hashed into a decision's fingerprint
+    label: Callable[[Any], str]  # what a reviewer reads first of an entity
     links: tuple[Link, ...] = ()
     dangle: Dangle | None = None
     one_per_document: bool = False  # the payload is one object, not an array
@@ -98,6 +99,7 @@ GLOSSARY = BranchSpec(
     whole_sentence=False, document_scope=True,
     placeholders=frozenset({"terms", "candidates", "chunks"}),
     content_fields=("term", "full_name", "source_wording", "definition", "subdomain_tags"),
+    label=lambda entry: entry.term,
     links=(Link("defining_formula_id"),),
 )
 FORMULA = BranchSpec(
@@ -107,6 +109,7 @@ FORMULA = BranchSpec(
     guarded_fields=("formula_latex",), instruction_checked=(), whole_sentence=False, document_scope=False,
     placeholders=frozenset({"candidates", "chunks"}),
     content_fields=("name", "formula_latex", "variables", "unit"),
+    label=lambda formula: formula.name or formula.formula_latex or formula.formula_id,
     links=(Link("term_id", within="variables"),),
     dangle=Dangle("variables_without_term", Link("term_id", within="variables")),
 )
@@ -118,6 +121,7 @@ RULE = BranchSpec(
     instruction_checked=("statement", "condition", "consequence"), whole_sentence=True, document_scope=False,
     placeholders=frozenset({"candidates", "chunks"}),
     content_fields=("rule_type", "statement", "condition", "consequence"),
+    label=lambda rule: rule.statement or " … ".join(filter(None, (rule.condition, rule.consequence))),
     links=(Link("term_ids"), Link("formula_ids")),
     dangle=Dangle("rules_without_terms", Link("term_ids")),
 )
@@ -129,6 +133,7 @@ DOMAIN_CONTEXT = BranchSpec(
     whole_sentence=False, document_scope=True,
     placeholders=frozenset({"outline", "candidates", "chunks"}),
     content_fields=("title", "purpose_verbatim", "outline", "key_parameters"),
+    label=lambda domain: domain.title or domain.domain_id,
     links=(Link("term_id", within="key_parameters"),),
     dangle=Dangle("key_parameters_unresolved", Link("term_id", within="key_parameters")),
     one_per_document=True,

@@ -10,21 +10,21 @@ approved export's files (review/approved.py) and the capture's payloads
 (semantic_review/admission.py).
 
 What a real new branch still has to touch, because it is the branch's own content or a
-boundary fixed outside the code:
+boundary fixed outside the code (existing modules; its builder and offline answerer are new):
   1. contracts.py: its payload model, and the contract's `Branch` literal (CallUsage and
      RejectedField refuse any other word; a test below shows it);
   2. ids.py: its id formula;
-  3. store/tables/: its table's columns;
-  4. llm/requests.py and llm/responses.py: its request and answer shapes (with its prompt
-     file, prompts/<name>.txt, which is data);
-  5. llm/offline/: the offline extractor's answer for it;
-  6. extract/: its builder, and its stage in extract/stages.py;
-  7. defs/assets/extract.py: its asset;
-  8. verify/stored.py: how the check recomputes its id from a stored row (`_EXPECTED_IDS`);
-  9. semantic_review/vocabulary.py: its `EntityKind` (ENTITY_KINDS is not yet read from the
-     registry).
-Import-time tuples (review.entities.KINDS) include it when it is registered in branches.py
-itself, as every real branch is.
+  3. store/tables/knowledge.py: its table's columns;
+  4. llm/requests.py and 5. llm/responses.py: its request and answer shapes (its prompt file,
+     prompts/<name>.txt, is data), with 6. llm/offline/__init__.py dispatching to its answerer;
+  7. extract/stages.py: its stage (and its builder, a new extract/ module);
+  8. defs/assets/extract.py: its asset;
+  9. verify/stored.py: how the check recomputes its id from a stored row (`_EXPECTED_IDS`).
+Three more tables still list the branches outside this change's files and would follow the
+registry once it is merged: export.py (`payloads`), review/worklist.py (`_KIND_ORDER`) and
+semantic_review/vocabulary.py (`ENTITY_KINDS`).
+Import-time tuples (review.entities.KINDS) include a branch registered in branches.py itself,
+as every real branch is.
 """
 
 import pytest
@@ -58,6 +58,7 @@ UNITS = BranchSpec(
     id_field="unit_id", id_prefix="u_", model=UnitEntry, export_file="units.json", order_by="unit_id",
     guarded_fields=("symbol",), instruction_checked=("meaning",), whole_sentence=False, document_scope=False,
     placeholders=frozenset({"candidates", "chunks"}), content_fields=("symbol", "meaning"),
+    label=lambda unit: unit.symbol or unit.unit_id,
     links=(Link("term_id"),), dangle=Dangle("units_without_term", Link("term_id")),
 )
 SOURCE = "Satuan debit adalah m3/s."
@@ -100,6 +101,7 @@ def test_review_edits_and_fingerprints_follow_the_registered_id_and_content_fiel
     entity = _unit("m3/s", term_id="t_aaaaaaaaaa")
     item = Reviewable("D", EntityKey("unit", entity.unit_id), entity, entity.provenance)
     assert reviewed_content("unit", entity) == {"symbol": "m3/s", "meaning": None}
+    assert item.label == "m3/s"
     with pytest.raises(ReviewError, match="unit_id"):
         validate_edit(item, {**entity.model_dump(), "unit_id": "u_other"}, "edit.json")
     assert ENTITY_LINKS["units"][1](entity.model_dump()) == ["t_aaaaaaaaaa"]

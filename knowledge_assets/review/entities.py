@@ -75,16 +75,9 @@ class Reviewable:
     @property
     def label(self) -> str:
         """What the reviewer reads first."""
-        entity = self.entity
-        if isinstance(entity, c.GlossaryEntry):
-            return entity.term
-        if isinstance(entity, c.FormulaEntry):
-            return entity.name or entity.formula_latex or entity.formula_id
-        if isinstance(entity, c.RuleEntry):
-            return entity.statement or " … ".join(filter(None, (entity.condition, entity.consequence)))
-        if isinstance(entity, c.DomainContext):
-            return entity.title or entity.domain_id
-        return entity.surface  # type: ignore[attr-defined]
+        if self.key.kind == KEY_PARAMETER:
+            return self.entity.surface  # type: ignore[attr-defined]
+        return kind_branch(self.key.kind).label(self.entity)
 
 
 def current_entities(store: Store, doc_id: str) -> list[Reviewable]:

@@ -3,29 +3,26 @@
 `outline` is derived from the heading paths; `title` and `purpose_verbatim` are located by the
 model among the candidates the stage found (`candidates/domain.py`) and guarded like any
 transcription; `key_parameters` are selected by the model and
-corroborated by the link stage; `subdomains` aggregate the glossary's own tags; the counts are
-taken after everything else.
+corroborated by the link stage; `subdomains` aggregate the glossary's own tags and the counts are
+taken after everything else (`domain_derivations.complete_domain`).
 """
 
 from __future__ import annotations
 
 import re
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from knowledge_assets import ids
+from knowledge_assets.branches import DOMAIN_CONTEXT
 from knowledge_assets.candidates.domain import find_domain
 from knowledge_assets.candidates.model import Candidate
 from knowledge_assets.candidates.packs import cues
 from knowledge_assets.contracts import (
     Chunk,
     DomainContext,
-    FormulaEntry,
-    GlossaryEntry,
     KeyParameter,
     RejectedField,
-    RuleEntry,
 )
 from knowledge_assets.extract.guard import guard
 from knowledge_assets.extract.provenance import cited_first, first_line_provenance, locate_provenance
@@ -117,7 +114,7 @@ def build_domain(
     if not isinstance(answer, DomainContextResponse):
         return DomainBuild(DomainContext(**base, provenance=first_line_provenance(doc_id, sources[0])), [])
     kept, rejected = guard(
-        "summary", "domain_context",
+        DOMAIN_CONTEXT, "domain_context",
         {"title": answer.title, "purpose_verbatim": answer.purpose_verbatim},
         [c.text for c in sources],
     )
@@ -134,23 +131,3 @@ def build_domain(
         ),
         rejected,
     )
-
-
-def aggregate_subdomains(glossary: Sequence[GlossaryEntry]) -> list[str]:
-    """Tag frequency descending, alphabetical tiebreak, so two runs of one document agree."""
-    counts = Counter(tag for entry in glossary for tag in entry.subdomain_tags)
-    return [tag for tag, _ in sorted(counts.items(), key=lambda item: (-item[1], item[0]))]
-
-
-def complete_domain(
-    domain: DomainContext,
-    glossary: Sequence[GlossaryEntry],
-    formulas: Sequence[FormulaEntry],
-    rules: Sequence[RuleEntry],
-) -> DomainContext:
-    return domain.model_copy(update={
-        "subdomains": aggregate_subdomains(glossary),
-        "n_terms": len(glossary),
-        "n_formulas": len(formulas),
-        "n_rules": len(rules),
-    })

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from knowledge_assets import ids
+from knowledge_assets.branches import FORMULA
 from knowledge_assets.contracts import Chunk, FormulaEntry, FormulaVariable, RejectedField
 from knowledge_assets.extract.guard import rejection_reason
 from knowledge_assets.extract.provenance import chunk_provenance
@@ -29,7 +30,7 @@ class FormulaBuild:
 
 def _rejected(entry_term: str, field: str, value: str) -> RejectedField:
     return RejectedField(entry_term=entry_term, field=field, offending_value=value,
-                         reason=rejection_reason(field), branch="formula")
+                         reason=rejection_reason(field), branch=FORMULA.contract_branch)
 
 
 def _markup(chunk: Chunk) -> str | None:

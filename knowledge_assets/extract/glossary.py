@@ -13,6 +13,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from knowledge_assets.branches import GLOSSARY
 from knowledge_assets.candidates.definitions import defining_first
 from knowledge_assets.candidates.model import Candidate
 from knowledge_assets.contracts import Chunk, GlossaryEntry, RejectedField
@@ -162,7 +163,7 @@ def build_glossary(
         term = answer.term.strip() or cluster.canonical
         chunks = cited_first(evidence.get(cluster.term_id, []), answer.chunk_id)
         kept, caught = guard(
-            "glossary", term,
+            GLOSSARY, term,
             {"definition": answer.definition, "full_name": answer.full_name, "source_wording": heading},
             [c.text for c in chunks],
         )
@@ -173,7 +174,7 @@ def build_glossary(
             cue = instruction_cue(answer.span)
             reason = instruction_reason("provenance.span", cue) if cue else rejection_reason("provenance.span")
             caught.append(RejectedField(entry_term=term, field="provenance.span", offending_value=answer.span,
-                                        reason=reason, branch="glossary"))
+                                        reason=reason, branch=GLOSSARY.contract_branch))
         entries.append(GlossaryEntry(
             term_id=cluster.term_id,
             term=term,

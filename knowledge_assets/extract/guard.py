@@ -9,26 +9,10 @@ Both backends' answers pass through here, so the refusal holds for either.
 
 from __future__ import annotations
 
-from knowledge_assets.contracts import Branch, RejectedField
+from knowledge_assets.branches import BranchSpec
+from knowledge_assets.contracts import RejectedField
 from knowledge_assets.verify.instructions import instruction_cue
 from knowledge_assets.verify.spans import is_verbatim
-
-GUARDED_FIELDS: dict[Branch, tuple[str, ...]] = {
-    "glossary": ("definition", "full_name", "source_wording"),
-    "rule": ("statement", "condition", "consequence"),
-    "formula": ("formula_latex",),
-    "summary": ("title", "purpose_verbatim"),
-}
-# The prose fields, where an instruction to a model could pass for content.
-INSTRUCTION_CHECKED_FIELDS: dict[Branch, tuple[str, ...]] = {
-    "glossary": ("definition",),
-    "rule": ("statement", "condition", "consequence"),
-    "formula": (),
-    "summary": ("title", "purpose_verbatim"),
-}
-# Branches whose fields are parts of one sentence: when one part is an instruction to a model,
-# the sentence is, and no part of it is kept.
-WHOLE_SENTENCE_BRANCHES: frozenset[Branch] = frozenset({"rule"})
 
 
 def rejection_reason(field: str) -> str:
@@ -41,24 +25,24 @@ def instruction_reason(field: str, cue: str, whole_sentence: bool = False) -> st
 
 
 def guard(
-    branch: Branch, entry_term: str, values: dict[str, str | None], sources: list[str]
+    branch: BranchSpec, entry_term: str, values: dict[str, str | None], sources: list[str]
 ) -> tuple[dict[str, str | None], list[RejectedField]]:
-    """Checks each guarded field of `values` against the sources; a value counts as verbatim
-    when one single source holds it (a quote may not be stitched across chunks). A verbatim
-    prose value that instructs a model is refused as well."""
+    """Checks each of the branch's guarded fields in `values` against the sources; a value
+    counts as verbatim when one single source holds it (a quote may not be stitched across
+    chunks). A verbatim prose value that instructs a model is refused as well."""
     kept = dict(values)
     rejected = []
 
     def reject(field: str, reason: str) -> None:
         rejected.append(RejectedField(entry_term=entry_term, field=field, offending_value=kept[field],
-                                      reason=reason, branch=branch))
+                                      reason=reason, branch=branch.contract_branch))
         kept[field] = None
 
-    for field in GUARDED_FIELDS[branch]:
+    for field in branch.guarded_fields:
         value = values.get(field)
         if value is not None and not any(is_verbatim(value, source) for source in sources):
             reject(field, rejection_reason(field))
-    checked = [field for field in INSTRUCTION_CHECKED_FIELDS[branch] if kept.get(field)]
+    checked = [field for field in branch.instruction_checked if kept.get(field)]
     cues = {field: cue for field in checked if (cue := instruction_cue(kept[field]))}
     if not cues:
         return kept, rejected
@@ -66,6 +50,6 @@ def guard(
     for field in checked:
         if field in cues:
             reject(field, instruction_reason(field, cues[field]))
-        elif branch in WHOLE_SENTENCE_BRANCHES:
+        elif branch.whole_sentence:
             reject(field, instruction_reason(field, first, whole_sentence=True))
     return kept, rejected

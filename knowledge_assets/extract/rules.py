@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from knowledge_assets import ids
+from knowledge_assets.branches import RULE
 from knowledge_assets.contracts import Chunk, RejectedField, RuleEntry
 from knowledge_assets.extract.guard import guard, rejection_reason
 from knowledge_assets.extract.provenance import chunk_provenance
@@ -30,10 +31,10 @@ def build_rules(doc_id: str, answers: Sequence[RuleFound], chunks: dict[str, Chu
         start = locate(found.span, chunk.text) if chunk is not None else None
         if chunk is None or start is None:
             rejected.append(RejectedField(entry_term=label, field="provenance.span", offending_value=found.span,
-                                          reason=rejection_reason("provenance.span"), branch="rule"))
+                                          reason=rejection_reason("provenance.span"), branch=RULE.contract_branch))
             continue
         kept, caught = guard(
-            "rule", label,
+            RULE, label,
             {"statement": found.statement, "condition": found.condition, "consequence": found.consequence},
             [chunk.text],
         )

@@ -1,5 +1,7 @@
-"""Each knowledge asset's work as plain Python: read its inputs from the store, ask the
-extractor, guard and link what comes back, and replace the document's rows in one transaction.
+"""Each knowledge asset's work as plain Python, in three steps: read its inputs from the store
+(once, through `store/`), compute (ask the extractor, guard and link what comes back: plain
+functions), then write, every branch through the one `store.knowledge.write_branch`, which
+replaces the document's rows in one transaction.
 
 Dependencies follow the data, so a prompt change marks exactly the right assets stale:
 formulas ← clusters; glossary ← clusters, formulas; rules ← clusters, formulas;
@@ -13,12 +15,14 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
 from knowledge_assets import contracts as c
+from knowledge_assets.branches import DOMAIN_CONTEXT, FORMULA, GLOSSARY, RULE
 from knowledge_assets.candidates.definitions import find_definitions
 from knowledge_assets.candidates.formulas import find_formulas
 from knowledge_assets.candidates.model import Candidate
 from knowledge_assets.candidates.rules import find_rules
 from knowledge_assets.diff import diff_glossary
-from knowledge_assets.extract.domain import build_domain, complete_domain, domain_request
+from knowledge_assets.domain_derivations import complete_domain
+from knowledge_assets.extract.domain import build_domain, domain_request
 from knowledge_assets.extract.formulas import build_formulas
 from knowledge_assets.extract.glossary import (
     Mention,
@@ -41,13 +45,19 @@ from knowledge_assets.llm.extractor import Extractor
 from knowledge_assets.llm.prompts import load_prompt
 from knowledge_assets.llm.requests import FormulaRequest, RuleRequest, SourceChunk, chunk_batches
 from knowledge_assets.llm.results import CallResult
-from knowledge_assets.llm.usage import record_usage
+from knowledge_assets.llm.usage import usage_rows
 from knowledge_assets.queue import build_queue
 from knowledge_assets.review.status import review_statuses, still_pending
 from knowledge_assets.store.database import Store
-from knowledge_assets.store.knowledge import entity_rows, load_entities
+from knowledge_assets.store.knowledge import (
+    latest_glossary_version,
+    load_branch,
+    rejected_entry_terms,
+    write_branch,
+    write_review_queue,
+)
 from knowledge_assets.store.parsed import load_parsed
-from knowledge_assets.store.terms import load_clusters
+from knowledge_assets.store.terms import clustered_mentions, load_clusters
 from knowledge_assets.terms.clusters import TermCluster as Cluster
 from knowledge_assets.verify.spans import normalise
 
@@ -76,10 +86,6 @@ def term_index(clusters: Sequence[Cluster]) -> TermIndex:
     return TermIndex((cl.term_id, (cl.canonical, *cl.surfaces, *cl.long_forms)) for cl in clusters)
 
 
-def _rejected_rows(doc_id: str, rejected: Sequence[c.RejectedField]) -> list[dict]:
-    return entity_rows(doc_id, list(rejected))
-
-
 def _source_chunks(chunks: Sequence[c.Chunk]) -> list[SourceChunk]:
     return [SourceChunk(chunk_id=ch.chunk_id, text=ch.text, heading_path=ch.heading_path) for ch in chunks]
 
@@ -103,17 +109,15 @@ def _answers(results: Sequence[CallResult]):
 
 def run_formulas(store: Store, extractor: Extractor, doc_id: str, run_id: str) -> StageResult:
     parsed = _parsed(store, doc_id)
+    clusters = load_clusters(store, doc_id)
+
     chunks = {ch.chunk_id: ch for ch in parsed.chunks}
     source = _source_chunks(parsed.chunks)
     results = extractor.run(list(candidate_requests(FormulaRequest, source, find_formulas(source))))
     built = build_formulas(doc_id, [f for answer in _answers(results) for f in answer.formulas], chunks)
-    formulas = link_formulas(built.formulas, term_index(load_clusters(store, doc_id)))
-    store.replace_partition(
-        doc_id,
-        {"formulas": entity_rows(doc_id, formulas), "rejected_fields": _rejected_rows(doc_id, built.rejected)},
-        scope={"rejected_fields": {"branch": "formula"}},
-    )
-    record_usage(store, results, doc_id=doc_id, run_id=run_id)
+    formulas = link_formulas(built.formulas, term_index(clusters))
+
+    write_branch(store, FORMULA, doc_id, formulas, built.rejected, usage_rows(results, doc_id=doc_id, run_id=run_id))
     variables = [v for f in formulas for v in f.variables]
     return StageResult(
         rows=len(formulas), results=results, rejected=built.rejected,
@@ -129,24 +133,6 @@ def run_formulas(store: Store, extractor: Extractor, doc_id: str, run_id: str) -
     )
 
 
-def _mentions(store: Store, doc_id: str) -> list[Mention]:
-    rows = store.fetch(
-        "SELECT chunk_id, char_start, char_end, term_id FROM term_mentions "
-        "WHERE doc_id = ? AND noise IS NULL AND term_id IS NOT NULL ORDER BY chunk_id, char_start",
-        [doc_id],
-    )
-    return [Mention(r["chunk_id"], r["char_start"], r["char_end"], r["term_id"]) for r in rows]
-
-
-def _previous_glossary(store: Store, doc_id: str) -> dict[str, str | None]:
-    rows = store.fetch(
-        "SELECT term_id, definition FROM glossary_versions WHERE doc_id = ? AND run_id = ("
-        "SELECT run_id FROM glossary_versions WHERE doc_id = ? ORDER BY created_at DESC LIMIT 1)",
-        [doc_id, doc_id],
-    )
-    return {r["term_id"]: r["definition"] for r in rows}
-
-
 def _same_term_variants(entries: Sequence[c.GlossaryEntry]) -> dict[str, list[str]]:
     """Two entries the model named as one term with different definitions: both conflict."""
     by_term: dict[str, list[c.GlossaryEntry]] = {}
@@ -160,38 +146,43 @@ def _same_term_variants(entries: Sequence[c.GlossaryEntry]) -> dict[str, list[st
     return variants
 
 
-def run_glossary(store: Store, extractor: Extractor, doc_id: str, run_id: str) -> StageResult:
-    parsed = _parsed(store, doc_id)
-    clusters = load_clusters(store, doc_id)
-    index = term_index(clusters)
-    headings = defining_headings(parsed.chunks, index)
-    definitions = definitions_by_term(clusters, find_definitions(_source_chunks(parsed.chunks)))
-    evidence = evidence_chunks(clusters, parsed.chunks, _mentions(store, doc_id), headings, definitions)
-    results = extractor.run(glossary_requests(clusters, evidence, definitions))
+def _answers_by_term(results: Sequence[CallResult]) -> dict[str, object]:
+    """term_id -> its answer, or the failure of the call that asked for it."""
     answers: dict[str, object] = {}
     for result in results:
         if result.ok:
             answers.update(result.answer.by_key(result.request))
         else:
             answers.update({cl.key: result.answer for cl in result.request.clusters})
-    built = build_glossary(doc_id, clusters, evidence, headings, answers)
-    formulas = load_entities(store, "formulas", doc_id, c.FormulaEntry)
+    return answers
+
+
+def run_glossary(store: Store, extractor: Extractor, doc_id: str, run_id: str) -> StageResult:
+    parsed = _parsed(store, doc_id)
+    clusters = load_clusters(store, doc_id)
+    mentions = [Mention(*mention) for mention in clustered_mentions(store, doc_id)]
+    formulas = load_branch(store, FORMULA, doc_id)
+    previous = latest_glossary_version(store, doc_id)
+    prompt_hash = load_prompt(GLOSSARY.name).sha256
+
+    index = term_index(clusters)
+    headings = defining_headings(parsed.chunks, index)
+    definitions = definitions_by_term(clusters, find_definitions(_source_chunks(parsed.chunks)))
+    evidence = evidence_chunks(clusters, parsed.chunks, mentions, headings, definitions)
+    results = extractor.run(glossary_requests(clusters, evidence, definitions))
+    built = build_glossary(doc_id, clusters, evidence, headings, _answers_by_term(results))
     entries = link_glossary(built.entries, formulas, index)
-    entries = diff_glossary(entries, _previous_glossary(store, doc_id), _same_term_variants(entries))
+    entries = diff_glossary(entries, previous, _same_term_variants(entries))
     now = datetime.now(timezone.utc).replace(tzinfo=None)
     version = [
         {"doc_id": doc_id, "run_id": run_id, "created_at": now, "backend": extractor.backend.name,
-         "model": extractor.backend.deployment, "prompt_hash": load_prompt("glossary").sha256,
+         "model": extractor.backend.deployment, "prompt_hash": prompt_hash,
          "term_id": e.term_id, "term": e.term, "definition": e.definition}
         for e in entries
     ]
-    store.replace_partition(
-        doc_id,
-        {"glossary": entity_rows(doc_id, entries), "rejected_fields": _rejected_rows(doc_id, built.rejected)},
-        scope={"rejected_fields": {"branch": "glossary"}},
-        appends={"glossary_versions": version},
-    )
-    record_usage(store, results, doc_id=doc_id, run_id=run_id)
+
+    write_branch(store, GLOSSARY, doc_id, entries, built.rejected, usage_rows(results, doc_id=doc_id, run_id=run_id),
+                 history={"glossary_versions": version})
     return StageResult(
         rows=len(entries), results=results, rejected=built.rejected,
         figures={
@@ -210,18 +201,16 @@ def run_glossary(store: Store, extractor: Extractor, doc_id: str, run_id: str) -
 
 def run_rules(store: Store, extractor: Extractor, doc_id: str, run_id: str) -> StageResult:
     parsed = _parsed(store, doc_id)
+    clusters = load_clusters(store, doc_id)
+    formulas = load_branch(store, FORMULA, doc_id)
+
     chunks = {ch.chunk_id: ch for ch in parsed.chunks}
     source = _source_chunks(parsed.chunks)
     results = extractor.run(list(candidate_requests(RuleRequest, source, find_rules(source))))
     built = build_rules(doc_id, [r for answer in _answers(results) for r in answer.rules], chunks)
-    formulas = load_entities(store, "formulas", doc_id, c.FormulaEntry)
-    rules = link_rules(built.rules, formulas, term_index(load_clusters(store, doc_id)))
-    store.replace_partition(
-        doc_id,
-        {"rules": entity_rows(doc_id, rules), "rejected_fields": _rejected_rows(doc_id, built.rejected)},
-        scope={"rejected_fields": {"branch": "rule"}},
-    )
-    record_usage(store, results, doc_id=doc_id, run_id=run_id)
+    rules = link_rules(built.rules, formulas, term_index(clusters))
+
+    write_branch(store, RULE, doc_id, rules, built.rejected, usage_rows(results, doc_id=doc_id, run_id=run_id))
     return StageResult(
         rows=len(rules), results=results, rejected=built.rejected,
         figures={
@@ -238,19 +227,18 @@ def run_rules(store: Store, extractor: Extractor, doc_id: str, run_id: str) -> S
 
 def run_domain_context(store: Store, extractor: Extractor, doc_id: str, run_id: str) -> StageResult:
     parsed = _parsed(store, doc_id)
+    clusters = load_clusters(store, doc_id)
+    glossary = load_branch(store, GLOSSARY, doc_id)
+    formulas = load_branch(store, FORMULA, doc_id)
+    rules = load_branch(store, RULE, doc_id)
+
     request = domain_request(parsed.chunks)
     results = extractor.run([request])
     built = build_domain(doc_id, parsed.chunks, results[0].answer)
-    glossary = load_entities(store, "glossary", doc_id, c.GlossaryEntry)
-    formulas = load_entities(store, "formulas", doc_id, c.FormulaEntry)
-    rules = load_entities(store, "rules", doc_id, c.RuleEntry)
-    domain = complete_domain(link_domain(built.domain, term_index(load_clusters(store, doc_id))), glossary, formulas, rules)
-    store.replace_partition(
-        doc_id,
-        {"domain_context": entity_rows(doc_id, [domain]), "rejected_fields": _rejected_rows(doc_id, built.rejected)},
-        scope={"rejected_fields": {"branch": "summary"}},
-    )
-    record_usage(store, results, doc_id=doc_id, run_id=run_id)
+    domain = complete_domain(link_domain(built.domain, term_index(clusters)), glossary, formulas, rules)
+
+    usage = usage_rows(results, doc_id=doc_id, run_id=run_id)
+    write_branch(store, DOMAIN_CONTEXT, doc_id, [domain], built.rejected, usage)
     dangles = dangle_counts(glossary, formulas, rules, domain)
     return StageResult(
         rows=1, results=results, rejected=built.rejected,
@@ -273,19 +261,16 @@ def run_domain_context(store: Store, extractor: Extractor, doc_id: str, run_id: 
 
 
 def run_review_queue(store: Store, doc_id: str) -> StageResult:
-    glossary = load_entities(store, "glossary", doc_id, c.GlossaryEntry)
-    domains = load_entities(store, "domain_context", doc_id, c.DomainContext)
-    rejected = store.fetch(
-        "SELECT DISTINCT entry_term FROM rejected_fields WHERE doc_id = ? AND branch = 'glossary' AND field = 'definition'",
-        [doc_id],
-    )
-    rejected_terms = {r["entry_term"] for r in rejected}
+    glossary = load_branch(store, GLOSSARY, doc_id)
+    domains = load_branch(store, DOMAIN_CONTEXT, doc_id)
+    rejected_terms = rejected_entry_terms(store, doc_id, GLOSSARY, "definition")
+    statuses = review_statuses(store, doc_id)
+
     rejected_ids = {e.term_id for e in glossary if e.term in rejected_terms and e.definition is None}
     # Entries whose latest review still applies leave the queue; changed ones come back.
-    rows = still_pending(build_queue(glossary, domains[0] if domains else None, rejected_ids), review_statuses(store, doc_id))
-    dumped = [row.model_dump() for row in rows]
-    table_rows = [{"doc_id": doc_id, "domain_id": None, **row} for row in dumped]
-    store.replace_partition(doc_id, {"review_queue": table_rows})
+    rows = still_pending(build_queue(glossary, domains[0] if domains else None, rejected_ids), statuses)
+
+    write_review_queue(store, doc_id, rows)
     return StageResult(
         rows=len(rows),
         figures={"rows": len(rows), "key_parameter_rows": sum(r.row_kind == "key_parameter" for r in rows)},

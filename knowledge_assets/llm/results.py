@@ -11,20 +11,13 @@ import threading
 from dataclasses import dataclass, field
 from typing import Generic, Literal, TypeVar
 
-from knowledge_assets.contracts import Branch, CallUsage
+from knowledge_assets import branches
+from knowledge_assets.contracts import CallUsage
 from knowledge_assets.errors import KnowledgeError
 from knowledge_assets.llm.requests import BranchName, ExtractionRequest
 from knowledge_assets.llm.responses import ExtractionResponse
 
 FailureKind = Literal["invalid", "truncated", "refused", "rejected", "transport"]
-
-# The contract's CallUsage still names the domain-context branch by its v2 name.
-USAGE_BRANCH: dict[BranchName, Branch] = {
-    "glossary": "glossary",
-    "formula": "formula",
-    "rule": "rule",
-    "domain_context": "summary",
-}
 
 ResponseT = TypeVar("ResponseT", bound=ExtractionResponse)
 
@@ -87,8 +80,10 @@ def call_usage(
 ) -> CallUsage:
     # simulated is always False: the offline extractor is a real extractor, not a mock of a
     # model, and a cache replay is a real answer that simply cost nothing this time.
+    # The contract's CallUsage names the branch in its own words (the domain context is v2's
+    # `summary`): the registry's contract_branch.
     return CallUsage(
-        branch=USAGE_BRANCH[branch],
+        branch=branches.named(branch).contract_branch,
         deployment=deployment,
         tier=tier,
         prompt_tokens=prompt_tokens,

@@ -23,21 +23,18 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from knowledge_assets import branches
 from knowledge_assets import contracts as c
+from knowledge_assets.branches import DOMAIN_CONTEXT, FORMULA, GLOSSARY, RULE
 from knowledge_assets.export import ExportError
-from knowledge_assets.extract.domain import complete_domain
+from knowledge_assets.domain_derivations import complete_domain
 from knowledge_assets.review.decisions import Review
-from knowledge_assets.review.entities import MODELS, EntityKey, Kind, extracted_documents
+from knowledge_assets.review.entities import KEY_PARAMETER, MODELS, EntityKey, Kind, extracted_documents
 from knowledge_assets.review.status import ReviewStatus, review_statuses
 from knowledge_assets.store.database import Store
 
-# The export's file for each kind; key parameters travel inside domain_context.json.
-FILES: dict[Kind, str] = {
-    "term": "glossary.json",
-    "rule": "interpretation_pack.json",
-    "formula": "formulas.json",
-    "domain": "domain_context.json",
-}
+_TERM, _FORMULA = GLOSSARY.review_kind, FORMULA.review_kind
+_RULE, _DOMAIN = RULE.review_kind, DOMAIN_CONTEXT.review_kind
 
 
 @dataclass(frozen=True)
@@ -119,18 +116,18 @@ def _key_parameters(
 
 def select_approved(doc_id: str, statuses: Sequence[ReviewStatus]) -> ApprovedKnowledge:
     chosen = [s for s in statuses if s.state in ("approved", "edited")]
-    terms = {s.key.entity_id for s in chosen if s.key.kind == "term"}
-    formulas = {s.key.entity_id for s in chosen if s.key.kind == "formula"}
+    terms = {s.key.entity_id for s in chosen if s.key.kind == _TERM}
+    formulas = {s.key.entity_id for s in chosen if s.key.kind == _FORMULA}
     pruned = [ApprovedEntry(s.key, s.latest, _prune_links(_chosen(s), terms, formulas)) for s in chosen]  # type: ignore[arg-type]
     # The domain is completed last, over everything else that was approved.
-    others = ApprovedKnowledge(doc_id, [e for e in pruned if e.key.kind != "domain"], Counter())
-    confirmed = {e.key.surface: e.entity for e in others.entries if e.key.kind == "key_parameter"}
+    others = ApprovedKnowledge(doc_id, [e for e in pruned if e.key.kind != _DOMAIN], Counter())
+    confirmed = {e.key.surface: e.entity for e in others.entries if e.key.kind == KEY_PARAMETER}
     entries = []
     for entry in pruned:
-        if entry.key.kind == "domain":
+        if entry.key.kind == _DOMAIN:
             edited = entry.review.decision == "edited"
             domain = entry.entity.model_copy(update={"key_parameters": _key_parameters(entry.entity, edited, terms, confirmed)})  # type: ignore[arg-type]
-            domain = complete_domain(domain, others.of("term"), others.of("formula"), others.of("rule"))
+            domain = complete_domain(domain, others.of(_TERM), others.of(_FORMULA), others.of(_RULE))
             entry = ApprovedEntry(entry.key, entry.review, domain)
         entries.append(entry)
     return ApprovedKnowledge(doc_id, entries, Counter(s.state for s in statuses))
@@ -158,8 +155,10 @@ def _write_json(path: Path, value: object) -> Path:
 
 
 def export_approved(store: Store, out_dir: Path, doc_ids: Sequence[str] | None = None) -> list[Path]:
-    """One folder per document: glossary.json, interpretation_pack.json and formulas.json (bare
-    arrays, maybe empty), and domain_context.json only when the domain context is approved."""
+    """One folder per document, a file per branch (its registered export_file): glossary.json,
+    interpretation_pack.json and formulas.json (bare arrays, maybe empty), and
+    domain_context.json (one object) only when the domain context is approved. Key parameters
+    travel inside domain_context.json."""
     known = extracted_documents(store)
     unknown = [d for d in doc_ids or () if d not in known]
     if unknown:
@@ -169,11 +168,13 @@ def export_approved(store: Store, out_dir: Path, doc_ids: Sequence[str] | None =
         knowledge = approved_knowledge(store, doc_id)
         folder = out_dir / doc_id
         folder.mkdir(parents=True, exist_ok=True)
-        for kind in ("term", "rule", "formula"):
-            written.append(_write_json(folder / FILES[kind], [e.model_dump(mode="json") for e in knowledge.of(kind)]))
-        domain = folder / FILES["domain"]
-        # A folder exported before may hold a domain context approved then and not now.
-        domain.unlink(missing_ok=True)
-        for entity in knowledge.of("domain"):
-            written.append(_write_json(domain, entity.model_dump(mode="json")))
+        for spec in branches.registered():
+            path = folder / spec.export_file
+            entities = [e.model_dump(mode="json") for e in knowledge.of(spec.review_kind)]
+            if not spec.one_per_document:
+                written.append(_write_json(path, entities))
+                continue
+            # A folder exported before may hold a domain context approved then and not now.
+            path.unlink(missing_ok=True)
+            written += [_write_json(path, entity) for entity in entities]
     return written

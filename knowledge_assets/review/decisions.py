@@ -14,12 +14,11 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ValidationError
 
-from knowledge_assets.review.entities import MODELS, EntityKey, Reviewable, ReviewError
+from knowledge_assets.review.entities import KEY_PARAMETER, MODELS, EntityKey, Reviewable, ReviewError, kind_branch
 from knowledge_assets.review.fingerprint import fingerprint, reviewed_content
 from knowledge_assets.store.database import Store
 
 Decision = Literal["approved", "edited", "rejected"]
-_ID_FIELDS = {"term": "term_id", "formula": "formula_id", "rule": "rule_id", "domain": "domain_id"}
 
 
 @dataclass(frozen=True)
@@ -94,7 +93,8 @@ def validate_edit(item: Reviewable, payload: object, source: str) -> BaseModel:
             f"{'.'.join(str(p) for p in error['loc']) or '(payload)'}: {error['msg']}" for error in exc.errors()
         )
         raise ReviewError(f"{source}: not a valid {model.__name__} for {item.key.ref}: {problems}") from None
-    id_field = _ID_FIELDS.get(item.key.kind)
+    # A key parameter carries no id of its own: its surface is what the edit may correct.
+    id_field = None if item.key.kind == KEY_PARAMETER else kind_branch(item.key.kind).id_field
     if id_field is not None and getattr(edited, id_field) != item.key.entity_id:
         raise ReviewError(
             f"{source}: {id_field} is {getattr(edited, id_field)!r}, but the entry under review is "

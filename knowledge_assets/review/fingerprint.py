@@ -22,16 +22,12 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from knowledge_assets.review.entities import Kind
+from knowledge_assets.branches import DOMAIN_CONTEXT, FORMULA, GLOSSARY, BranchTable
+from knowledge_assets.review.entities import KEY_PARAMETER, Kind
 from knowledge_assets.verify.spans import normalise
 
-CONTENT_FIELDS: dict[Kind, tuple[str, ...]] = {
-    "term": ("term", "full_name", "source_wording", "definition", "subdomain_tags"),
-    "formula": ("name", "formula_latex", "variables", "unit"),
-    "rule": ("rule_type", "statement", "condition", "consequence"),
-    "domain": ("title", "purpose_verbatim", "outline", "key_parameters"),
-    "key_parameter": ("surface",),
-}
+CONTENT_FIELDS: BranchTable[tuple[str, ...]] = BranchTable(
+    lambda spec: spec.review_kind, lambda spec: spec.content_fields, extra={KEY_PARAMETER: ("surface",)})
 
 
 def _text(value: str | None) -> str | None:
@@ -41,11 +37,11 @@ def _text(value: str | None) -> str | None:
 def reviewed_content(kind: Kind, entity: BaseModel) -> dict[str, Any]:
     """The content fields of `entity`, normalised: what the fingerprint hashes."""
     data = entity.model_dump(include=set(CONTENT_FIELDS[kind]))
-    if kind == "term":
+    if kind == GLOSSARY.review_kind:
         data["subdomain_tags"] = sorted(data["subdomain_tags"])
-    if kind == "formula":
+    if kind == FORMULA.review_kind:
         data["variables"] = [{"symbol": _text(v["symbol"]), "meaning": _text(v["meaning"])} for v in data["variables"]]
-    if kind == "domain":
+    if kind == DOMAIN_CONTEXT.review_kind:
         data["outline"] = [_text(h) for h in data["outline"]]
         data["key_parameters"] = sorted({_text(p["surface"]) for p in data["key_parameters"]})
     return {name: _text(value) if isinstance(value, str) else value for name, value in data.items()}

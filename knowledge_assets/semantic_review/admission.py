@@ -8,24 +8,31 @@ blocker; a pass proves only the quote, never its meaning.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cache
 
 from pydantic import TypeAdapter, ValidationError
 
+from knowledge_assets import branches
 from knowledge_assets import contracts as c
-from knowledge_assets.extract.guard import GUARDED_FIELDS
 from knowledge_assets.verify.latex import latex_verification, transcribes_plain_text
 from knowledge_assets.verify.spans import is_verbatim
 from knowledge_assets.semantic_review.vocabulary import ENTITY_KINDS, EntityKind
 
-PAYLOAD_MODELS: dict[str, TypeAdapter] = {
-    "glossary.json": TypeAdapter(list[c.GlossaryEntry]),
-    "interpretation_pack.json": TypeAdapter(list[c.RuleEntry]),
-    "formulas.json": TypeAdapter(list[c.FormulaEntry]),
-    "domain_context.json": TypeAdapter(c.DomainContext),
-    "review_queue.json": TypeAdapter(list[c.ReviewQueueRow]),
-    "rejected.json": TypeAdapter(list[c.RejectedField]),
-    "usage.json": TypeAdapter(list[c.CallUsage]),
-}
+
+@cache
+def _payload_model(spec: branches.BranchSpec) -> TypeAdapter:
+    return TypeAdapter(spec.model if spec.one_per_document else list[spec.model])
+
+
+# The payloads of a capture: each branch's export file, then the three audit files.
+PAYLOAD_MODELS: branches.BranchTable[TypeAdapter] = branches.BranchTable(
+    lambda spec: spec.export_file, _payload_model,
+    extra={
+        "review_queue.json": TypeAdapter(list[c.ReviewQueueRow]),
+        "rejected.json": TypeAdapter(list[c.RejectedField]),
+        "usage.json": TypeAdapter(list[c.CallUsage]),
+    },
+)
 PROVENANCE_SPAN = "provenance.span"
 
 
@@ -74,7 +81,7 @@ def _span_check(name: str, value: str, item: dict, chunks: dict[str, c.Chunk]) -
 
 
 def _entity(kind: EntityKind, item: dict, chunks: dict[str, c.Chunk]) -> Entity:
-    fields = [(name, item.get(name)) for name in GUARDED_FIELDS[kind.branch]]
+    fields = [(name, item.get(name)) for name in branches.of_contract_branch(kind.branch).guarded_fields]
     fields.append((PROVENANCE_SPAN, item["provenance"]["span"]))
     spans = tuple(_span_check(name, value, item, chunks) for name, value in fields if isinstance(value, str))
     return Entity(kind, item[kind.id_field], item, spans)

@@ -2,24 +2,27 @@
 DuckDB returns them, independent of the extraction code path that wrote them.
 
 Each function returns findings; an empty list means the property holds. "Verbatim" is
-`verify.spans.is_verbatim`, and the guarded fields are the span guard's own list, so the checks
-and the guard cannot drift apart on what must be verbatim. Where a field must be found differs
-by branch: glossary and domain-context fields may sit in any chunk of the document (the chunks
-the model was shown are not stored), rule and formula fields in their provenance chunk.
+`verify.spans.is_verbatim`, and the guarded fields are the branch registry's (`branches.py`),
+which the span guard reads too, so the checks and the guard cannot drift apart on what must be
+verbatim, and the check does not import the code it checks. Where a field must be found differs
+by branch (`BranchSpec.document_scope`): glossary and domain-context fields may sit in any chunk
+of the document (the chunks the model was shown are not stored), rule and formula fields in
+their provenance chunk.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic import BaseModel, TypeAdapter, ValidationError
+from pydantic import TypeAdapter, ValidationError
 
+from knowledge_assets import branches, ids
 from knowledge_assets import contracts as c
-from knowledge_assets import ids
-from knowledge_assets.extract.guard import GUARDED_FIELDS
+from knowledge_assets.branches import BranchSpec, BranchTable
+from knowledge_assets.store import knowledge
 from knowledge_assets.store.database import Store
 from knowledge_assets.verify.latex import latex_verification, transcribes_plain_text
 from knowledge_assets.verify.spans import is_verbatim, locate
@@ -34,23 +37,13 @@ class Finding:
     problem: str
 
 
-@dataclass(frozen=True)
-class EntityTable:
-    """How one knowledge table is verified."""
-
-    branch: c.Branch | None  # the span guard's branch; None for the review queue
-    id_field: str
-    model: type[BaseModel] | None  # the contract model of one row; None for the review queue
-    document_scope: bool  # guarded fields may sit in any chunk, not only the provenance chunk
+REVIEW_QUEUE = "review_queue"  # checked beside the branches' tables; its rows are ranked, not identified
 
 
-ENTITY_TABLES: dict[str, EntityTable] = {
-    "glossary": EntityTable("glossary", "term_id", c.GlossaryEntry, document_scope=True),
-    "formulas": EntityTable("formula", "formula_id", c.FormulaEntry, document_scope=False),
-    "rules": EntityTable("rule", "rule_id", c.RuleEntry, document_scope=False),
-    "domain_context": EntityTable("summary", "domain_id", c.DomainContext, document_scope=True),
-    "review_queue": EntityTable(None, "rank", None, document_scope=True),
-}
+def checked_tables() -> tuple[str, ...]:
+    return (*branches.tables(), REVIEW_QUEUE)
+
+
 _QUEUE_ROW = TypeAdapter(c.ReviewQueueRow)
 
 
@@ -73,23 +66,28 @@ class StoredDocument:
 
 
 def load_document(store: Store, table: str, doc_id: str) -> StoredDocument:
-    if table not in ENTITY_TABLES:
-        raise ValueError(f"{table} is not a knowledge table; expected one of {sorted(ENTITY_TABLES)}")
-    chunks = store.fetch("SELECT chunk_id, text, latex FROM parsed_chunks WHERE doc_id = ?", [doc_id])
-    clusters = store.fetch("SELECT term_id, canonical FROM term_clusters WHERE doc_id = ?", [doc_id])
-    glossary = store.fetch("SELECT term_id FROM glossary WHERE doc_id = ?", [doc_id])
+    if table not in checked_tables():
+        raise ValueError(f"{table} is not a knowledge table; expected one of {sorted(checked_tables())}")
     return StoredDocument(
         doc_id=doc_id,
         table=table,
-        rows=store.fetch(f'SELECT * FROM "{table}" WHERE doc_id = ?', [doc_id]),
-        chunks={r["chunk_id"]: SourceChunk(r["text"], r["latex"]) for r in chunks},
-        cluster_canonicals={r["term_id"]: r["canonical"] for r in clusters},
-        glossary_term_ids={r["term_id"] for r in glossary},
+        rows=knowledge.document_rows(store, table, doc_id),
+        chunks={chunk_id: SourceChunk(*source) for chunk_id, source in knowledge.chunk_sources(store, doc_id).items()},
+        cluster_canonicals=knowledge.cluster_canonicals(store, doc_id),
+        glossary_term_ids=knowledge.entity_ids(store, branches.GLOSSARY, doc_id),
     )
 
 
+def _id_field(document: StoredDocument) -> str:
+    return "rank" if document.table == REVIEW_QUEUE else _branch(document).id_field
+
+
+def _branch(document: StoredDocument) -> BranchSpec:
+    return branches.of_table(document.table)
+
+
 def _entity_id(document: StoredDocument, row: Row) -> str:
-    return str(row.get(ENTITY_TABLES[document.table].id_field))
+    return str(row.get(_id_field(document)))
 
 
 # --- every non-null guarded field is verbatim in its source ---
@@ -120,9 +118,9 @@ def _unverified_queue_text(document: StoredDocument) -> list[Finding]:
 
 
 def unverified_spans(document: StoredDocument) -> list[Finding]:
-    if document.table == "review_queue":
+    if document.table == REVIEW_QUEUE:
         return _unverified_queue_text(document)
-    spec = ENTITY_TABLES[document.table]
+    spec = _branch(document)
     everywhere = list(document.chunks.values())
     findings = []
     for row in document.rows:
@@ -135,7 +133,7 @@ def unverified_spans(document: StoredDocument) -> list[Finding]:
         if not any(is_verbatim(provenance["span"], source.text) for source in ([chunk] if chunk else everywhere)):
             findings.append(Finding(entity, "provenance.span", "not verbatim in its provenance chunk"))
         sources = everywhere if spec.document_scope or chunk is None else [chunk]
-        for field in GUARDED_FIELDS[spec.branch]:
+        for field in spec.guarded_fields:
             value = row[field]
             if value is None:
                 continue
@@ -153,7 +151,7 @@ def unverified_spans(document: StoredDocument) -> list[Finding]:
 
 
 def duplicate_ids(document: StoredDocument) -> list[Finding]:
-    field = ENTITY_TABLES[document.table].id_field
+    field = _id_field(document)
     counts = Counter(row[field] for row in document.rows)
     return [Finding(str(value), field, f"{n} rows share this id") for value, n in counts.items() if n > 1]
 
@@ -182,21 +180,23 @@ def _expected_domain_id(document: StoredDocument, row: Row) -> set[str]:
     return {ids.domain_id(document.doc_id)}
 
 
+# How the check recomputes each branch's id from a stored row: the one piece of a branch a
+# new branch brings to this module (its id formula lives in ids.py).
 _EXPECTED_IDS: dict[str, Callable[[StoredDocument, Row], set[str]]] = {
-    "glossary": _expected_term_id,
-    "formulas": _expected_formula_ids,
-    "rules": _expected_rule_id,
-    "domain_context": _expected_domain_id,
+    branches.GLOSSARY.id_field: _expected_term_id,
+    branches.FORMULA.id_field: _expected_formula_ids,
+    branches.RULE.id_field: _expected_rule_id,
+    branches.DOMAIN_CONTEXT.id_field: _expected_domain_id,
 }
 
 
 def unstable_ids(document: StoredDocument) -> list[Finding]:
     """An id the contract's formula (ids.py) does not reproduce from the row's own content would
     not survive a re-run, and an expert's approval attached to it would be lost."""
-    if document.table == "review_queue":
+    if document.table == REVIEW_QUEUE:
         return _queue_reference_findings(document)
-    field = ENTITY_TABLES[document.table].id_field
-    expected = _EXPECTED_IDS[document.table]
+    field = _id_field(document)
+    expected = _EXPECTED_IDS[field]
     return [
         Finding(row[field], field, "not the id the contract derives from this row's content")
         for row in document.rows
@@ -224,21 +224,20 @@ def _queue_reference_findings(document: StoredDocument) -> list[Finding]:
 
 def _payload(document: StoredDocument, row: Row) -> Row:
     payload = {k: v for k, v in row.items() if k != "doc_id"}
-    if document.table == "review_queue" and payload.get("domain_id") is None:
+    if document.table == REVIEW_QUEUE and payload.get("domain_id") is None:
         payload.pop("domain_id", None)  # a term row carries no domain_id key (decision D4)
     return payload
 
 
 def contract_violations(document: StoredDocument) -> list[Finding]:
-    model = ENTITY_TABLES[document.table].model
     findings = []
     for row in document.rows:
         entity = _entity_id(document, row)
         try:
-            if model is None:
+            if document.table == REVIEW_QUEUE:
                 _QUEUE_ROW.validate_python(_payload(document, row))
             else:
-                model.model_validate(_payload(document, row))
+                _branch(document).model.model_validate(_payload(document, row))
         except ValidationError as exc:
             for error in exc.errors():
                 location = ".".join(str(part) for part in error["loc"])
@@ -263,29 +262,14 @@ class DangleRate:
         return self.dangling / self.total if self.total else 0.0
 
 
-def _variables_without_term(rows: Sequence[Row]) -> DangleRate:
-    variables = [v for row in rows for v in row["variables"]]
-    return DangleRate("variables_without_term", sum(v["term_id"] is None for v in variables), len(variables))
-
-
-def _rules_without_terms(rows: Sequence[Row]) -> DangleRate:
-    return DangleRate("rules_without_terms", sum(not row["term_ids"] for row in rows), len(rows))
-
-
-def _key_parameters_unresolved(rows: Sequence[Row]) -> DangleRate:
-    parameters = [k for row in rows for k in row["key_parameters"]]
-    return DangleRate("key_parameters_unresolved", sum(k["term_id"] is None for k in parameters), len(parameters))
-
-
-DANGLE_RATES: dict[str, Callable[[Sequence[Row]], DangleRate]] = {
-    "formulas": _variables_without_term,
-    "rules": _rules_without_terms,
-    "domain_context": _key_parameters_unresolved,
-}
+# The tables whose links are reported as a dangle rate, each with its measure.
+DANGLE_RATES: BranchTable[branches.Dangle] = BranchTable(
+    lambda spec: spec.table, lambda spec: spec.dangle, where=lambda spec: spec.dangle is not None)
 
 
 def dangle_rate(document: StoredDocument) -> DangleRate:
-    return DANGLE_RATES[document.table](document.rows)
+    measure = DANGLE_RATES[document.table]
+    return DangleRate(measure.name, *measure.count(document.rows))
 
 
 @dataclass(frozen=True)
@@ -313,12 +297,4 @@ class DocumentYield:
 
 
 def document_yield(store: Store, doc_id: str) -> DocumentYield:
-    def count(sql: str) -> int:
-        return store.fetch(sql, [doc_id])[0]["n"]
-
-    return DocumentYield(
-        pages=count("SELECT coalesce(max(page_count), 0) AS n FROM parsed_documents WHERE doc_id = ?"),
-        definitions=count("SELECT count(*) AS n FROM glossary WHERE doc_id = ? AND definition IS NOT NULL"),
-        formulas=count("SELECT count(*) AS n FROM formulas WHERE doc_id = ?"),
-        rules=count("SELECT count(*) AS n FROM rules WHERE doc_id = ?"),
-    )
+    return DocumentYield(**knowledge.document_counts(store, doc_id))

@@ -9,7 +9,7 @@ from pydantic import TypeAdapter
 
 from knowledge_assets import contracts as c
 from knowledge_assets.export import ExportError
-from knowledge_assets.extract.domain import aggregate_subdomains
+from knowledge_assets.domain_derivations import aggregate_subdomains
 from knowledge_assets.ids import domain_id
 from knowledge_assets.review.approved import approved_knowledge, export_approved, write_approved_knowledge
 from knowledge_assets.review.decisions import record_decision

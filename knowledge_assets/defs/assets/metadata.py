@@ -6,6 +6,7 @@ from collections.abc import Callable
 
 import dagster as dg
 
+from knowledge_assets.branches import BranchTable
 from knowledge_assets.store.database import Store
 from knowledge_assets.store.revisions import record_revision
 from knowledge_assets.store.schema import TABLES
@@ -31,14 +32,12 @@ def table_metadata(table: str) -> dict[str, object]:
 
 Row = dict[str, object]
 
-# Per table: the entity's id column and the ids it links to (contract §10).
-ENTITY_LINKS: dict[str, tuple[str, Callable[[Row], list[str]]]] = {
-    "formulas": ("formula_id", lambda r: [v["term_id"] for v in r["variables"] if v["term_id"]]),
-    "glossary": ("term_id", lambda r: [r["defining_formula_id"]] if r["defining_formula_id"] else []),
-    "rules": ("rule_id", lambda r: [*r["term_ids"], *r["formula_ids"]]),
-    "domain_context": ("domain_id", lambda r: [k["term_id"] for k in r["key_parameters"] if k["term_id"]]),
-    "review_queue": ("rank", lambda r: [r["term_id"] or r["domain_id"]]),
-}
+# Per table: the entity's id column and the ids it links to (contract §10), the branches' from
+# the registry; a queue row links to the term or the domain it asks about.
+ENTITY_LINKS: BranchTable[tuple[str, Callable[[Row], list[str]]]] = BranchTable(
+    lambda spec: spec.table, lambda spec: (spec.id_field, spec.linked_ids),
+    extra={"review_queue": ("rank", lambda r: [r["term_id"] or r["domain_id"]])},
+)
 
 
 def entity_links(store: Store, table: str, doc_id: str) -> dict[str, object]:

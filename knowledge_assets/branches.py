@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from knowledge_assets import contracts as c
+from knowledge_assets.errors import KnowledgeError
 
 Row = Mapping[str, Any]
 _Value = TypeVar("_Value")
@@ -142,7 +143,7 @@ DOMAIN_CONTEXT = BranchSpec(
 _REGISTRY: list[BranchSpec] = []
 
 
-class BranchError(ValueError):
+class BranchError(KnowledgeError, ValueError):
     """A name, table or reference that no registered branch answers to."""
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, TypeAdapter
 
+from knowledge_assets import branches
 from knowledge_assets import contracts as c
 from knowledge_assets.errors import KnowledgeError
 from knowledge_assets.store.database import Store
@@ -44,17 +45,19 @@ def _usage(store: Store, doc_id: str) -> list[c.CallUsage]:
 
 
 def payloads(store: Store, doc_id: str) -> dict[str, object]:
-    domains = load_entities(store, "domain_context", doc_id, c.DomainContext)
+    domain = branches.DOMAIN_CONTEXT
+    domains = load_entities(store, domain.table, doc_id, domain.model)
     if not domains:
         raise ExportError(f"{doc_id}: no domain context in {store.path}; materialise the document first")
     revisions = revision_state(store, doc_id)
     if revisions.behind:
         raise ExportError(revisions.describe())
+    entities: dict[str, object] = {}
+    for spec in branches.registered():
+        rows = domains if spec is domain else load_entities(store, spec.table, doc_id, spec.model)
+        entities[spec.export_file] = rows[0] if spec.one_per_document else rows
     return {
-        "glossary.json": load_entities(store, "glossary", doc_id, c.GlossaryEntry),
-        "interpretation_pack.json": load_entities(store, "rules", doc_id, c.RuleEntry),
-        "formulas.json": load_entities(store, "formulas", doc_id, c.FormulaEntry),
-        "domain_context.json": domains[0],
+        **entities,
         "review_queue.json": _review_queue(store, doc_id),
         "rejected.json": load_entities(store, "rejected_fields", doc_id, c.RejectedField),
         "usage.json": _usage(store, doc_id),

@@ -6,8 +6,10 @@ the stored checks and their dangle rates (verify/stored.py), the stored order an
 branch write (store/knowledge.py), the entity links shown in the UI (defs/assets/metadata.py),
 the usage branch (llm/results.py), the prompt placeholders (llm/prompts.py), review references,
 models, id fields and fingerprints (review/entities.py, decisions.py, fingerprint.py), the
-approved export's files (review/approved.py) and the capture's payloads
-(semantic_review/admission.py).
+approved export's files (review/approved.py), the capture's payloads
+(semantic_review/admission.py), the export's payload files (export.py) and, as import-time tuples
+built from the registry, the semantic review's entity kinds (semantic_review/vocabulary.py) and
+review.entities.KINDS; the review worklist orders a kind it does not know after the known ones.
 
 What a real new branch still has to touch, because it is the branch's own content or a
 boundary fixed outside the code (existing modules; its builder and offline answerer are new):
@@ -20,11 +22,7 @@ boundary fixed outside the code (existing modules; its builder and offline answe
   7. extract/stages.py: its stage (and its builder, a new extract/ module);
   8. defs/assets/extract.py: its asset;
   9. verify/stored.py: how the check recomputes its id from a stored row (`_EXPECTED_IDS`).
-Three more tables still list the branches outside this change's files and would follow the
-registry once it is merged: export.py (`payloads`), review/worklist.py (`_KIND_ORDER`) and
-semantic_review/vocabulary.py (`ENTITY_KINDS`).
-Import-time tuples (review.entities.KINDS) include a branch registered in branches.py itself,
-as every real branch is.
+Import-time tuples include a branch registered in branches.py itself, as every real branch is.
 """
 
 import pytest

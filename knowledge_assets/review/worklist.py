@@ -19,6 +19,12 @@ AWAITING_FIRST_REVIEW = "awaiting a first review"
 _KIND_ORDER = ("term", "key_parameter", "domain", "formula", "rule")
 
 
+def _kind_order(kind: str) -> int:
+    """Terms first, then what the domain context names, then formulas and rules; a kind a newer
+    branch brings follows them."""
+    return _KIND_ORDER.index(kind) if kind in _KIND_ORDER else len(_KIND_ORDER)
+
+
 @dataclass(frozen=True)
 class WorkItem:
     rank: int
@@ -54,7 +60,7 @@ def worklist(store: Store, doc_id: str) -> list[WorkItem]:
     unranked = len(queue) + 1
 
     def order(status: ReviewStatus) -> tuple[int, int]:
-        return queue.get(status.key, (unranked, ""))[0], _KIND_ORDER.index(status.key.kind)
+        return queue.get(status.key, (unranked, ""))[0], _kind_order(status.key.kind)
 
     pending = sorted((s for s in review_statuses(store, doc_id) if s.pending), key=order)
     items = []

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from knowledge_assets import branches
 from knowledge_assets.contracts import Branch
 
 # Each file kind has its own versioned identity: a change of protocol is a new version, never a
@@ -54,9 +55,7 @@ class EntityKind:
     branch: Branch
 
 
-ENTITY_KINDS = (
-    EntityKind("glossary", "glossary.json", "term_id", "glossary"),
-    EntityKind("formula", "formulas.json", "formula_id", "formula"),
-    EntityKind("rule", "interpretation_pack.json", "rule_id", "rule"),
-    EntityKind("domain_context", "domain_context.json", "domain_id", "summary"),
+# Read off the branch registry when the module loads, like review.entities.KINDS.
+ENTITY_KINDS = tuple(
+    EntityKind(spec.name, spec.export_file, spec.id_field, spec.contract_branch) for spec in branches.registered()
 )

@@ -26,7 +26,7 @@ the offline backend attaches what is found here, so a wrong candidate is a wrong
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from functools import cache
 
 from knowledge_assets.candidates.model import Candidate, span
@@ -169,6 +169,9 @@ def _patterns() -> dict[str, re.Pattern[str]]:
             rf"(?:{_alternatives(pack['references'])})\b[^.;]{{0,160}}?\s(?:{copula})\s",
             re.IGNORECASE,
         ) if pack["references"] else re.compile(r"(?!)"),
+        # The cross-reference alone: a chunk without it holds no `referenced` match.
+        "reference": re.compile(rf"(?:{_alternatives(pack['references'])})\b", re.IGNORECASE)
+        if pack["references"] else re.compile(r"(?!)"),
         "legend_head": re.compile(rf"(?im)^[ \t]*(?:{_alternatives(pack['legend_heads'])})[ \t]*:?[ \t]*$"),
     }
 
@@ -390,7 +393,7 @@ def _referenced(chunk_id: str, text: str, heading_end: int = 0) -> list[Candidat
     """`(3) Besaran nilai A sebagaimana dimaksud pada ayat (1) merupakan …`: the sentence from
     its line start (the ayat number included), the symbol as the term."""
     found = []
-    for match in _patterns()["referenced"].finditer(text):
+    for match in _referenced_matches(text):
         term = match.group("term")
         if not (_is_symbol(term) or term.isupper() or term[0] in "∆Δ") or term.lower() in STOPWORDS:
             continue
@@ -403,6 +406,43 @@ def _referenced(chunk_id: str, text: str, heading_end: int = 0) -> list[Candidat
         start, _ = _trimmed(text, line_start, match.start())
         found.append(_candidate(chunk_id, text, start, end, "referenced", (match.start("term"), match.end("term"))))
     return found
+
+
+def _referenced_matches(text: str) -> Iterator[re.Match[str]]:
+    """What `_patterns()["referenced"].finditer(text)` yields, found from the cross-reference
+    words instead of trying the whole pattern at every character: a match is a value prefix, a
+    symbol and the reference, so it starts within the few words before a reference, and a
+    chunk without one (most of a document) costs one search for it."""
+    patterns = _patterns()
+    referenced, reference = patterns["referenced"], patterns["reference"]
+    words_before = _reference_lead_words()
+    position = cue_from = 0
+    while (cue := reference.search(text, max(position, cue_from))) is not None:
+        for start in range(max(position, _words_back(text, cue.start(), words_before)), cue.start()):
+            if (match := referenced.match(text, start)) is not None:
+                yield match
+                position = match.end()
+                break
+        else:
+            # No match starts before this reference; one using a later reference may start at it.
+            position, cue_from = cue.start(), cue.start() + 1
+
+
+@cache
+def _reference_lead_words() -> int:
+    """How many words may stand before a reference in a `referenced` match: the longest value
+    prefix and the symbol."""
+    return max((len(p.split()) for p in cues("definitions")["value_prefixes"]), default=0) + 1
+
+
+def _words_back(text: str, position: int, count: int) -> int:
+    """Where the `count`-th run of non-space characters before `position` begins."""
+    for _ in range(count):
+        while position and text[position - 1].isspace():
+            position -= 1
+        while position and not text[position - 1].isspace():
+            position -= 1
+    return position
 
 
 # An ayat number as OCR leaves it: `(3)`, `(71` for (7), `l2l` for (2).

@@ -32,6 +32,7 @@ from functools import cache
 from knowledge_assets.candidates.model import Candidate, span
 from knowledge_assets.candidates.packs import cues
 from knowledge_assets.candidates.source import SourceChunk
+from knowledge_assets.candidates.text import line_matches, matches_near
 from knowledge_assets.terms.lexicon import STOPWORDS, STRUCTURE_WORDS
 
 _MAX_TERM_WORDS = 10
@@ -410,22 +411,12 @@ def _referenced(chunk_id: str, text: str, heading_end: int = 0) -> list[Candidat
 
 def _referenced_matches(text: str) -> Iterator[re.Match[str]]:
     """What `_patterns()["referenced"].finditer(text)` yields, found from the cross-reference
-    words instead of trying the whole pattern at every character: a match is a value prefix, a
-    symbol and the reference, so it starts within the few words before a reference, and a
-    chunk without one (most of a document) costs one search for it."""
+    words: a match is a value prefix, a symbol and the reference, so it starts within the few
+    words before a reference, and a chunk without one (most of a document) costs one search."""
     patterns = _patterns()
-    referenced, reference = patterns["referenced"], patterns["reference"]
     words_before = _reference_lead_words()
-    position = cue_from = 0
-    while (cue := reference.search(text, max(position, cue_from))) is not None:
-        for start in range(max(position, _words_back(text, cue.start(), words_before)), cue.start()):
-            if (match := referenced.match(text, start)) is not None:
-                yield match
-                position = match.end()
-                break
-        else:
-            # No match starts before this reference; one using a later reference may start at it.
-            position, cue_from = cue.start(), cue.start() + 1
+    return matches_near(patterns["referenced"], patterns["reference"], text,
+                        lambda text, position: _words_back(text, position, words_before))
 
 
 @cache
@@ -464,7 +455,7 @@ def _labelled(chunk_id: str, text: str, heading_end: int = 0) -> list[Candidate]
     gives the term's short form or its other-language name (`Gray (Gy) :`,
     `Tingkat Acuan (Reference Level):`)."""
     found = []
-    for match in _LABEL_LINE.finditer(text):
+    for match in line_matches(_LABEL_LINE, ":", text):  # an entry's line holds its colon
         label_start, label_end = _trimmed(text, match.start("label"), match.end("label"))
         label = text[label_start:label_end]
         body_start = match.end()

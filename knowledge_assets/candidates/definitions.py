@@ -77,7 +77,9 @@ def find_definitions(chunks: Sequence[SourceChunk]) -> list[Candidate]:
             for candidate in finder(chunk.chunk_id, text, heading_end):
                 if not any(_overlaps(candidate, other) for other in own):
                     own.append(candidate)
-        found += [_resliced(c, chunk.text) for c in sorted(own, key=lambda c: c.start)]
+        own.sort(key=lambda c: c.start)
+        # Cut from the chunk's text where code was blanked; elsewhere the finders read that text.
+        found += [_resliced(c, chunk.text) for c in own] if text != chunk.text else own
     return found
 
 
@@ -165,6 +167,7 @@ def _patterns() -> dict[str, re.Pattern[str]]:
             rf"(?(quote)[\"“”'’]|)\s+(?:(?:{_alternatives(pack['explainer_qualifiers'])})\s+)?(?:{copula})\s",
             re.IGNORECASE,
         ),
+        "explainer": re.compile(rf"\b(?:{_alternatives(pack['explainers'])})", re.IGNORECASE),
         "referenced": re.compile(
             rf"(?:(?:{_alternatives(pack['value_prefixes'])})\s+)?(?P<term>{_SYMBOL_WORD})\s+"
             rf"(?:{_alternatives(pack['references'])})\b[^.;]{{0,160}}?\s(?:{copula})\s",
@@ -377,7 +380,10 @@ def _explained(chunk_id: str, text: str, heading_end: int = 0) -> list[Candidate
     """`Yang dimaksud dengan "X" adalah …` (an opening quote OCR often reads as `o`: `oA"`),
     `Yang dimaksud dengan kebisingan sesaat adalah …`, `The term "X" describes …`."""
     found = []
-    for match in _patterns()["explained"].finditer(text):
+    # Every match opens with the explainer words: the pattern is tried from the first of them.
+    if (first := _patterns()["explainer"].search(text)) is None:
+        return found
+    for match in _patterns()["explained"].finditer(text, first.start()):
         term_start, term_end = _trimmed(text, match.start("term"), match.end("term"))
         term = text[term_start:term_end]
         if not match.group("quote") and not (len(term.split()) <= _MAX_LOWERCASE_TERM_WORDS and term[:1].isalpha()):

@@ -153,3 +153,9 @@ def test_cross_references_are_found_as_the_whole_pattern_finds_them(text):
 
     expected = [(m.span(), m.group("term")) for m in _patterns()["referenced"].finditer(text)]
     assert [(m.span(), m.group("term")) for m in _referenced_matches(text)] == expected
+
+
+def test_explanations_are_found_wherever_the_first_explainer_stands():
+    text = 'Pasal 2\nCukup jelas.\nYang dimaksud dengan "Q" adalah debit air.\nThe term "rate" means a speed of sending.\n'
+    assert [parts(c)["term"] for c in found(text)] == ["Q", "rate"]
+    assert found("Pasal 2\nCukup jelas.\n") == []

@@ -26,12 +26,13 @@ the offline backend attaches what is found here, so a wrong candidate is a wrong
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from functools import cache
 
 from knowledge_assets.candidates.model import Candidate, span
 from knowledge_assets.candidates.packs import cues
 from knowledge_assets.candidates.source import SourceChunk
+from knowledge_assets.candidates.text import line_matches, matches_near
 from knowledge_assets.terms.lexicon import STOPWORDS, STRUCTURE_WORDS
 
 _MAX_TERM_WORDS = 10
@@ -76,7 +77,9 @@ def find_definitions(chunks: Sequence[SourceChunk]) -> list[Candidate]:
             for candidate in finder(chunk.chunk_id, text, heading_end):
                 if not any(_overlaps(candidate, other) for other in own):
                     own.append(candidate)
-        found += [_resliced(c, chunk.text) for c in sorted(own, key=lambda c: c.start)]
+        own.sort(key=lambda c: c.start)
+        # Cut from the chunk's text where code was blanked; elsewhere the finders read that text.
+        found += [_resliced(c, chunk.text) for c in own] if text != chunk.text else own
     return found
 
 
@@ -164,11 +167,15 @@ def _patterns() -> dict[str, re.Pattern[str]]:
             rf"(?(quote)[\"“”'’]|)\s+(?:(?:{_alternatives(pack['explainer_qualifiers'])})\s+)?(?:{copula})\s",
             re.IGNORECASE,
         ),
+        "explainer": re.compile(rf"\b(?:{_alternatives(pack['explainers'])})", re.IGNORECASE),
         "referenced": re.compile(
             rf"(?:(?:{_alternatives(pack['value_prefixes'])})\s+)?(?P<term>{_SYMBOL_WORD})\s+"
             rf"(?:{_alternatives(pack['references'])})\b[^.;]{{0,160}}?\s(?:{copula})\s",
             re.IGNORECASE,
         ) if pack["references"] else re.compile(r"(?!)"),
+        # The cross-reference alone: a chunk without it holds no `referenced` match.
+        "reference": re.compile(rf"(?:{_alternatives(pack['references'])})\b", re.IGNORECASE)
+        if pack["references"] else re.compile(r"(?!)"),
         "legend_head": re.compile(rf"(?im)^[ \t]*(?:{_alternatives(pack['legend_heads'])})[ \t]*:?[ \t]*$"),
     }
 
@@ -373,7 +380,10 @@ def _explained(chunk_id: str, text: str, heading_end: int = 0) -> list[Candidate
     """`Yang dimaksud dengan "X" adalah …` (an opening quote OCR often reads as `o`: `oA"`),
     `Yang dimaksud dengan kebisingan sesaat adalah …`, `The term "X" describes …`."""
     found = []
-    for match in _patterns()["explained"].finditer(text):
+    # Every match opens with the explainer words: the pattern is tried from the first of them.
+    if (first := _patterns()["explainer"].search(text)) is None:
+        return found
+    for match in _patterns()["explained"].finditer(text, first.start()):
         term_start, term_end = _trimmed(text, match.start("term"), match.end("term"))
         term = text[term_start:term_end]
         if not match.group("quote") and not (len(term.split()) <= _MAX_LOWERCASE_TERM_WORDS and term[:1].isalpha()):
@@ -390,7 +400,7 @@ def _referenced(chunk_id: str, text: str, heading_end: int = 0) -> list[Candidat
     """`(3) Besaran nilai A sebagaimana dimaksud pada ayat (1) merupakan …`: the sentence from
     its line start (the ayat number included), the symbol as the term."""
     found = []
-    for match in _patterns()["referenced"].finditer(text):
+    for match in _referenced_matches(text):
         term = match.group("term")
         if not (_is_symbol(term) or term.isupper() or term[0] in "∆Δ") or term.lower() in STOPWORDS:
             continue
@@ -403,6 +413,33 @@ def _referenced(chunk_id: str, text: str, heading_end: int = 0) -> list[Candidat
         start, _ = _trimmed(text, line_start, match.start())
         found.append(_candidate(chunk_id, text, start, end, "referenced", (match.start("term"), match.end("term"))))
     return found
+
+
+def _referenced_matches(text: str) -> Iterator[re.Match[str]]:
+    """What `_patterns()["referenced"].finditer(text)` yields, found from the cross-reference
+    words: a match is a value prefix, a symbol and the reference, so it starts within the few
+    words before a reference, and a chunk without one (most of a document) costs one search."""
+    patterns = _patterns()
+    words_before = _reference_lead_words()
+    return matches_near(patterns["referenced"], patterns["reference"], text,
+                        lambda text, position: _words_back(text, position, words_before))
+
+
+@cache
+def _reference_lead_words() -> int:
+    """How many words may stand before a reference in a `referenced` match: the longest value
+    prefix and the symbol."""
+    return max((len(p.split()) for p in cues("definitions")["value_prefixes"]), default=0) + 1
+
+
+def _words_back(text: str, position: int, count: int) -> int:
+    """Where the `count`-th run of non-space characters before `position` begins."""
+    for _ in range(count):
+        while position and text[position - 1].isspace():
+            position -= 1
+        while position and not text[position - 1].isspace():
+            position -= 1
+    return position
 
 
 # An ayat number as OCR leaves it: `(3)`, `(71` for (7), `l2l` for (2).
@@ -424,7 +461,7 @@ def _labelled(chunk_id: str, text: str, heading_end: int = 0) -> list[Candidate]
     gives the term's short form or its other-language name (`Gray (Gy) :`,
     `Tingkat Acuan (Reference Level):`)."""
     found = []
-    for match in _LABEL_LINE.finditer(text):
+    for match in line_matches(_LABEL_LINE, ":", text):  # an entry's line holds its colon
         label_start, label_end = _trimmed(text, match.start("label"), match.end("label"))
         label = text[label_start:label_end]
         body_start = match.end()

@@ -6,6 +6,7 @@ the offline extractor both read text this way; it lives here, below both.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterator
 
 from knowledge_assets.candidates.model import trim as _trim
 
@@ -51,3 +52,43 @@ def sentences(text: str) -> list[Bounds]:
             close_paragraph()
     close_paragraph()
     return [bounds for bounds in found if bounds[1] > bounds[0]]
+
+
+# ---------------------------------------------------------------------------------- fast scans
+# A pattern tried at every character of a long document costs more than the rest of a finder;
+# these yield exactly what `pattern.finditer(text)` yields, trying the pattern only where a
+# match can start.
+
+
+def matches_near(pattern: re.Pattern[str], anchor: re.Pattern[str], text: str,
+                 lead: Callable[[str, int], int]) -> Iterator[re.Match[str]]:
+    """What `pattern.finditer(text)` yields, when every match of `pattern` holds a match of
+    `anchor` (its cue words) and starts at or after `lead(text, s)`, `s` where that anchor
+    match starts (`lead` growing with `s`): the pattern is tried only at the few characters
+    before each anchor, and a text without one costs one search for it. (`pattern.match` at a
+    position sees the text around it as `finditer` does: word boundaries and lookbehinds hold.)"""
+    position = anchor_from = 0
+    while (cue := anchor.search(text, max(position, anchor_from))) is not None:
+        for start in range(max(position, lead(text, cue.start())), cue.start()):
+            if (match := pattern.match(text, start)) is not None:
+                yield match
+                position = match.end()
+                break
+        else:
+            # No match starts before this anchor; one holding a later anchor may start at it.
+            position, anchor_from = cue.start(), cue.start() + 1
+
+
+def line_matches(pattern: re.Pattern[str], mark: str, text: str) -> Iterator[re.Match[str]]:
+    """What `pattern.finditer(text)` yields for a pattern that matches only from a line's start
+    (`(?m)^…`) within that line and only where the line holds `mark` (a label's colon, a
+    formula's `=`): the pattern is tried once on each line holding the mark."""
+    position = 0
+    while (found := text.find(mark, position)) >= 0:
+        line_start = text.rfind("\n", 0, found) + 1
+        if (match := pattern.match(text, line_start)) is not None:
+            yield match
+        line_end = text.find("\n", found)
+        if line_end < 0:
+            return
+        position = line_end + 1

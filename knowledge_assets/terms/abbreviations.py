@@ -22,7 +22,9 @@ inside NLP frameworks (scispaCy needs spaCy and a model) for one short function.
 
 from __future__ import annotations
 
+import bisect
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from knowledge_assets.terms.tokens import WORD, is_stopword
@@ -52,7 +54,8 @@ class AbbreviationPair:
 
 def find_abbreviation_pairs(text: str) -> list[AbbreviationPair]:
     """Every `long (SF)`, `SF (long)` and legend `SF = long, …` pair in a text, with offsets."""
-    pairs = [pair for match in _PARENTHESIS.finditer(text) if (pair := _parenthesis_pair(text, match))]
+    clause_start = _clause_starts(text)
+    pairs = [pair for match in _PARENTHESIS.finditer(text) if (pair := _parenthesis_pair(text, match, clause_start))]
     pairs += [pair for match in _LEGEND.finditer(text) if (pair := _legend_pair(match))]
     return pairs
 
@@ -97,7 +100,7 @@ def is_short_form(text: str) -> bool:
     )
 
 
-def _parenthesis_pair(text: str, match: re.Match[str]) -> AbbreviationPair | None:
+def _parenthesis_pair(text: str, match: re.Match[str], clause_start: Callable[[int], int]) -> AbbreviationPair | None:
     inside = match.group(1).strip()
     inside_start = match.start(1) + match.group(1).index(inside)
     if slash := _LONG_SLASH_SHORT.fullmatch(inside):
@@ -108,7 +111,7 @@ def _parenthesis_pair(text: str, match: re.Match[str]) -> AbbreviationPair | Non
     # `WMA (Weighted Moving Average - default to 8)`: a remark after a dash is not the long form.
     remark = _REMARK.search(inside)
     inside = inside[: remark.start()] if remark else inside
-    clause_start = _clause_start(text, match.start())
+    clause_start = clause_start(match.start())
     before = text[clause_start : match.start()].rstrip()
     if remark or len(inside.split()) > 2 or len(inside) > len(before):
         # `SF (long form)`: the short form is the word just before the parenthesis.
@@ -128,6 +131,22 @@ def _parenthesis_pair(text: str, match: re.Match[str]) -> AbbreviationPair | Non
 def _clause_start(text: str, position: int) -> int:
     breaks = list(_CLAUSE_BREAK.finditer(text, 0, position))
     return breaks[-1].end() if breaks else 0
+
+
+def _clause_starts(text: str) -> Callable[[int], int]:
+    """`_clause_start` for any position of `text`, its clause breaks found once: the last break
+    ending at or before the position. Only a break running across the position (which the
+    search stopping there reads otherwise) sends it to `_clause_start`."""
+    breaks = [(m.start(), m.end()) for m in _CLAUSE_BREAK.finditer(text)]
+    ends = [end for _, end in breaks]
+
+    def clause_start(position: int) -> int:
+        before = bisect.bisect_right(ends, position)
+        if before < len(breaks) and breaks[before][0] < position:
+            return _clause_start(text, position)
+        return ends[before - 1] if before else 0
+
+    return clause_start
 
 
 def _long_form_start_before(short: str, before: str) -> int | None:

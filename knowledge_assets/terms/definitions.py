@@ -7,6 +7,7 @@ from __future__ import annotations
 import bisect
 import re
 
+from knowledge_assets.candidates.text import line_matches, matches_near
 from knowledge_assets.contracts import Chunk
 from knowledge_assets.terms.lexicon import DEFINING_VERBS_ENGLISH, DEFINING_VERBS_INDONESIAN
 from knowledge_assets.terms.mentions import Mention
@@ -25,11 +26,11 @@ from knowledge_assets.terms.vocabulary import Vocabulary
 
 _MAX_TERM_WORDS = 4
 _MAX_SYMBOL_WORDS = 5
-_DEFINING = re.compile(
-    r"(?:[ \t]*\([^()\n]{1,12}\))?\s+(?P<verb>"
-    + "|".join(v.replace(" ", r"\s+") for v in DEFINING_VERBS_INDONESIAN + DEFINING_VERBS_ENGLISH)
-    + r")\b"
-)
+_VERBS = "|".join(v.replace(" ", r"\s+") for v in DEFINING_VERBS_INDONESIAN + DEFINING_VERBS_ENGLISH)
+_MAX_PARENTHESIS_INSIDE = 12
+_DEFINING = re.compile(rf"(?:[ \t]*\([^()\n]{{1,{_MAX_PARENTHESIS_INSIDE}}}\))?\s+(?P<verb>{_VERBS})\b")
+# The verb alone, where `_DEFINING` is tried from: only spaces and a parenthesis stand before it.
+_DEFINING_VERB = re.compile(rf"(?<=\s)(?:{_VERBS})\b")
 _ENGLISH_VERB_HEADS = frozenset(v.split()[0] for v in DEFINING_VERBS_ENGLISH)
 _LABEL = re.compile(
     r"^[ \t]*(?:[-•*][ \t]+)?(?P<label>[^\W\d_][^\n:()]{0,60}?)(?:[ \t]*\([^()\n]{1,12}\))?:[ \t]+(?=[^\W\d_])",
@@ -44,13 +45,25 @@ def defined_terms(chunk: Chunk, known: Vocabulary, words: list[Token] | None = N
     words = tokens(chunk.text) if words is None else words
     ends = [w.end for w in words]
     mentions: list[Mention] = []
-    for match in _DEFINING.finditer(chunk.text):
+    for match in matches_near(_DEFINING, _DEFINING_VERB, chunk.text, _defining_lead):
         last = bisect.bisect_right(ends, match.start()) - 1
         english = match.group("verb").split()[0] in _ENGLISH_VERB_HEADS
         subject = _sentence_opening(chunk.text, words, last)
         if subject and _names_a_term(subject, known, english=english):
             mentions.append(Mention.over(chunk, subject, "defined"))
     return mentions
+
+
+def _defining_lead(text: str, verb_start: int) -> int:
+    """Where a `_DEFINING` match using the verb at `verb_start` may start at the earliest: the
+    spaces before the verb, a parenthesis, the spaces or tabs before that."""
+    position = verb_start
+    while position and text[position - 1].isspace():
+        position -= 1
+    position = max(0, position - _MAX_PARENTHESIS_INSIDE - 2)
+    while position and text[position - 1] in " \t":
+        position -= 1
+    return position
 
 
 def _sentence_opening(text: str, words: list[Token], last: int) -> list[Token] | None:
@@ -86,7 +99,7 @@ def labels(chunk: Chunk, known: Vocabulary) -> list[Mention]:
     """A term opening a line and followed by a colon and its explanation: "Backlog: maintenance
     work …", "Planned Maintenance (PM): …", "- Standby cuaca: hujan, …"."""
     mentions: list[Mention] = []
-    for match in _LABEL.finditer(chunk.text):
+    for match in line_matches(_LABEL, ":", chunk.text):  # a label's line holds its colon
         label = match.group("label").rstrip()
         words = [Token(w.text, match.start("label") + w.start, match.start("label") + w.end) for w in tokens(label)]
         if (
@@ -101,7 +114,7 @@ def labels(chunk: Chunk, known: Vocabulary) -> list[Mention]:
 def formula_symbols(chunk: Chunk) -> list[Mention]:
     """The left side of a formula or legend line: `Pty standar = …`, `MOHH = Machine on …`."""
     mentions: list[Mention] = []
-    for match in _FORMULA_LINE.finditer(chunk.text):
+    for match in line_matches(_FORMULA_LINE, "=", chunk.text):  # a formula line holds its `=`
         offset = match.start("lhs")
         words = [Token(w.text, offset + w.start, offset + w.end) for w in tokens(match.group("lhs"))]
         if (

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from knowledge_assets.candidates.text import matches_near
 from knowledge_assets.contracts import Chunk
 from knowledge_assets.terms.lexicon import CLASSIFYING_VERBS, CONJUNCTIONS, LEGAL_FORMS, UNITS
 from knowledge_assets.terms.mentions import Mention, MentionKind
@@ -34,6 +35,8 @@ _SHOUTED_MIN_LETTERS = 5
 _CLASSIFYING = re.compile(
     r"\b(?P<verb>\w+)\s+(?:as|sebagai)\s+(?:(?:a|an|the)\s+)?(?=\w)", re.IGNORECASE
 )
+# `as`/`sebagai` alone, where `_CLASSIFYING` is tried from: its verb is the word before it.
+_AS = re.compile(r"(?<=\s)(?:as|sebagai)\s", re.IGNORECASE)
 _CONTRASTED = re.compile(r"\s*,?\s*(?:and\s+|dan\s+)?(?:not|bukan|tidak)\s+(?:as|sebagai)\s+(?:(?:a|an)\s+)?")
 _MAX_CLASSIFIED_WORDS = 2
 # After the term, a conjunction or a negation may follow ("a delay and not as a breakdown").
@@ -164,7 +167,7 @@ def classified_terms(chunk: Chunk) -> list[Mention]:
     """What a rule files an event under: "recorded as a delay and not as a breakdown",
     "dicatat sebagai Delay dan bukan sebagai Breakdown"."""
     mentions: list[Mention] = []
-    for match in _CLASSIFYING.finditer(chunk.text):
+    for match in matches_near(_CLASSIFYING, _AS, chunk.text, _word_before):
         if match.group("verb").lower() not in CLASSIFYING_VERBS:
             continue
         position = match.end()
@@ -175,6 +178,15 @@ def classified_terms(chunk: Chunk) -> list[Mention]:
                 break
             position = contrast.end()
     return mentions
+
+
+def _word_before(text: str, position: int) -> int:
+    """Where the word before the spaces before `position` starts."""
+    while position and text[position - 1].isspace():
+        position -= 1
+    while position and not text[position - 1].isspace():
+        position -= 1
+    return position
 
 
 def _noun_phrase(text: str, position: int) -> list[Token] | None:

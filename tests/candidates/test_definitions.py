@@ -130,3 +130,32 @@ def test_defining_sentences_rank_before_weak_copulas_and_symbol_glosses():
 def test_a_name_followed_by_its_symbol_may_end_in_a_function_word():
     (candidate,) = found("b) Laju dosis dalam, D i pada titik uji : dosis terbesar di dalam bola.\n")
     assert parts(candidate)["term"] == "Laju dosis dalam"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Pasal 3\n(1) Tarif dihitung per hektar.\n(2) Besaran nilai KR sebagaimana dimaksud pada ayat (1)\n"
+        "merupakan koefisien risiko lahan.\n(3) Nilai  FK   sebagaimana\ndimaksud pada ayat (2) adalah faktor koreksi.\n",
+        # Two references in one match's reach, a word too long to be a symbol, a prefix glued
+        # to the text before it, a reference with no copula after it, none at all.
+        "A sebagaimana dimaksud B sebagaimana dimaksud pada ayat (1) merupakan dua hal.",
+        "Abcdefghijklmnopqrstu sebagaimana dimaksud pada ayat (4) adalah dua kali lipat.",
+        "xnilai HK SEBAGAIMANA DIMAKSUD dalam Pasal 2 yaitu harga kontrak.",
+        "Besaran sebagaimana dimaksud pada ayat (1); tidak berlaku.",
+        "Tarif adalah jumlah yang dibayar per hektar.",
+    ],
+)
+def test_cross_references_are_found_as_the_whole_pattern_finds_them(text):
+    # The search from each reference word must yield what trying the pattern at every
+    # character yields.
+    from knowledge_assets.candidates.definitions import _patterns, _referenced_matches
+
+    expected = [(m.span(), m.group("term")) for m in _patterns()["referenced"].finditer(text)]
+    assert [(m.span(), m.group("term")) for m in _referenced_matches(text)] == expected
+
+
+def test_explanations_are_found_wherever_the_first_explainer_stands():
+    text = 'Pasal 2\nCukup jelas.\nYang dimaksud dengan "Q" adalah debit air.\nThe term "rate" means a speed of sending.\n'
+    assert [parts(c)["term"] for c in found(text)] == ["Q", "rate"]
+    assert found("Pasal 2\nCukup jelas.\n") == []

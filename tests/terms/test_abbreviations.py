@@ -87,3 +87,11 @@ def test_a_parenthesis_holding_both_forms_or_a_remark_after_the_long_form():
         "Kadar Udara Turunan (Derived Air Level / DAL) dipakai, dan nilai WS (Window Size - default to 8) juga."
     )}
     assert pairs == {("DAL", "Derived Air Level"), ("WS", "Window Size")}
+
+
+def test_clause_starts_found_once_are_those_of_a_search_stopping_at_each_position():
+    from knowledge_assets.terms.abbreviations import _clause_start, _clause_starts
+
+    text = "Pertama. Kedua: Biaya Tetap (BT) dan\n\n\nBiaya Variabel (BV); lalu (x) selesai.)\n"
+    clause_start = _clause_starts(text)
+    assert [clause_start(p) for p in range(len(text) + 1)] == [_clause_start(text, p) for p in range(len(text) + 1)]

@@ -54,3 +54,21 @@ def test_the_left_side_of_a_formula_or_legend_line_is_a_symbol():
         "3600 = jumlah detik dalam satu jam"
     )
     assert [m.surface for m in formula_symbols(chunk(text))] == ["Pty standar", "MF"]
+
+
+def test_defining_verbs_labels_and_formula_lines_are_found_as_the_whole_patterns_find_them():
+    from knowledge_assets.candidates.text import line_matches, matches_near
+    from knowledge_assets.terms.definitions import _DEFINING, _DEFINING_VERB, _FORMULA_LINE, _LABEL, _defining_lead
+
+    text = (
+        "Laju Muat (LM) adalah volume per jam.  Biaya\t  (sewa alat)\n merupakan beban.\n"
+        "Waktu Siklus (terlalu panjang isinya) adalah x. Backlog means work.\n"
+        "Tarif: per jam\n- Biaya Tetap (BT): beban bulanan\nLM = V / t\n  x == y\nJumlah = a + b\n"
+    )
+    assert [m.span() for m in matches_near(_DEFINING, _DEFINING_VERB, text, _defining_lead)] == [
+        m.span() for m in _DEFINING.finditer(text)
+    ]
+    assert [m.span() for m in line_matches(_LABEL, ":", text)] == [m.span() for m in _LABEL.finditer(text)]
+    formulas = [m.span() for m in _FORMULA_LINE.finditer(text)]
+    assert [m.span() for m in line_matches(_FORMULA_LINE, "=", text)] == formulas
+    assert [m.group("verb") for m in _DEFINING.finditer(text)] == ["adalah", "merupakan", "adalah", "means"]

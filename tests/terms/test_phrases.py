@@ -52,3 +52,13 @@ def test_what_a_rule_files_an_event_under_is_a_term():
         "The difference is recorded as unscheduled breakdown time, not as scheduled breakdown time."
     )
     assert [m.surface for m in classified_terms(chunk(text))] == ["delay", "breakdown", "Delay", "Breakdown"]
+
+
+def test_classifying_verbs_are_found_as_the_whole_pattern_finds_them():
+    from knowledge_assets.candidates.text import matches_near
+    from knowledge_assets.terms.phrases import _AS, _CLASSIFYING, _word_before
+
+    text = "Dicatat sebagai Delay, counted  as\nthe breakdown; known as as a rule, X as an item.as y"
+    expected = [m.span() for m in _CLASSIFYING.finditer(text)]
+    assert [m.span() for m in matches_near(_CLASSIFYING, _AS, text, _word_before)] == expected
+    assert len(expected) == 4

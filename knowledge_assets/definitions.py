@@ -2,8 +2,10 @@
 
 import dagster as dg
 
-from knowledge_assets.defs.jobs import RUNNABLE
+# The module, not its Definitions: Dagster loads the one Definitions object at this module's
+# scope, and a second one imported by name would be a second.
+from knowledge_assets.defs import jobs
 from knowledge_assets.defs.schedules import SCHEDULES
 from knowledge_assets.defs.sensors import new_documents
 
-defs = dg.Definitions.merge(RUNNABLE, dg.Definitions(sensors=[new_documents], schedules=SCHEDULES))
+defs = dg.Definitions.merge(jobs.RUNNABLE, dg.Definitions(sensors=[new_documents], schedules=SCHEDULES))

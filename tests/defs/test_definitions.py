@@ -73,3 +73,10 @@ def test_a_backfill_over_many_documents_runs_as_one_run():
     assert job_keys == {key for asset in document_assets for key in asset.keys}
     for key in job_keys:
         assert repo.asset_graph.get(key).backfill_policy == dg.BackfillPolicy.single_run(), key
+
+
+def test_the_entry_point_holds_one_definitions_object():
+    # Dagster refuses a module with two Definitions at its scope (the UI would not load it).
+    import knowledge_assets.definitions as entry_point
+
+    assert [name for name, value in vars(entry_point).items() if isinstance(value, dg.Definitions)] == ["defs"]

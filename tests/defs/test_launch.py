@@ -5,7 +5,11 @@ A real temporary instance, a real DuckDB file, real files."""
 import dagster as dg
 import pytest
 
-from knowledge_assets.defs.launch import contiguous_ranges, materialize_documents
+from dagster._core.storage.tags import ASSET_PARTITION_RANGE_END_TAG, ASSET_PARTITION_RANGE_START_TAG
+
+from knowledge_assets.defs.assets.batch import check_each, materialize_each
+from knowledge_assets.defs.launch import contiguous_ranges, failed_documents, materialize_documents
+from knowledge_assets.defs.partitions import documents
 from knowledge_assets.ingest.documents import identify
 from knowledge_assets.store.database import Store
 from knowledge_assets.store.registry import register
@@ -126,3 +130,50 @@ def test_rerunning_the_same_documents_is_idempotent(instance, knowledge_db, tmp_
     assert {d: _chunk_rows(knowledge_db, d) for d in doc_ids} == rows
     assert _glossary_rows(knowledge_db) == glossary
     assert {d: _row_counts(second[d]) for d in doc_ids} == {d: _row_counts(first[d]) for d in doc_ids}
+
+
+@dg.asset(partitions_def=documents, backfill_policy=dg.BackfillPolicy.single_run())
+def _lengths(context: dg.AssetExecutionContext):
+    def length(doc_id: str) -> dg.MaterializeResult:
+        if doc_id.startswith("broken"):
+            raise dg.Failure(description=f"{doc_id}: unreadable")
+        return dg.MaterializeResult(metadata={"length": len(doc_id)})
+
+    yield from materialize_each(context, length)
+
+
+@dg.multi_asset_check(specs=[dg.AssetCheckSpec("short", asset=_lengths, blocking=True, partitions_def=documents)])
+def _short(context: dg.AssetCheckExecutionContext):
+    yield from check_each(context, lambda doc_id: [
+        dg.AssetCheckResult(asset_key=_lengths.key, check_name="short", passed=len(doc_id) < 6)])
+
+
+def _range_run(instance, keys):
+    instance.add_dynamic_partitions(documents.name, keys)
+    job = dg.Definitions(assets=[_lengths], asset_checks=[_short]).resolve_implicit_global_asset_job_def()
+    return job.execute_in_process(instance=instance, raise_on_error=False, tags={
+        ASSET_PARTITION_RANGE_START_TAG: keys[0], ASSET_PARTITION_RANGE_END_TAG: keys[-1]})
+
+
+def test_a_range_run_names_the_documents_a_step_failed_for_and_no_partition_materialises(instance):
+    result = _range_run(instance, ["a", "broken-1", "b", "broken-2"])
+
+    assert not result.success
+    assert failed_documents(result) == {"broken-1", "broken-2"}
+    [failure] = result.get_step_failure_events()
+    assert failure.step_failure_data.user_failure_data.description == (
+        "2 of 4 documents failed: broken-1: unreadable; broken-2: unreadable")
+    assert result.get_asset_materialization_events() == []
+
+
+def test_a_range_run_records_each_documents_check_and_names_the_one_a_blocking_check_failed_for(instance):
+    result = _range_run(instance, ["a", "toolong", "b"])
+
+    assert not result.success
+    assert failed_documents(result) == {"toolong"}
+    materialised = {e.event_specific_data.materialization.partition: e.event_specific_data.materialization
+                    for e in result.get_asset_materialization_events()}
+    assert {k: m.metadata["length"].value for k, m in materialised.items()} == {"a": 1, "toolong": 7, "b": 1}
+    evaluations = {e.asset_check_evaluation_data.partition: e.asset_check_evaluation_data.passed
+                   for e in result.all_events if e.event_type == dg.DagsterEventType.ASSET_CHECK_EVALUATION}
+    assert evaluations == {"a": True, "toolong": False, "b": True}

@@ -43,7 +43,9 @@ def _cause(error: Exception) -> str:
 def _documents_failed(failures: dict[str, str], of: int) -> dg.Failure:
     return dg.Failure(
         description=f"{len(failures)} of {of} documents failed: "
-        + "; ".join(f"{doc_id}: {cause}" for doc_id, cause in failures.items()),
+        # A cause that starts with its doc_id (a missing input's does) is not named twice.
+        + "; ".join(cause if cause.startswith(f"{doc_id}: ") else f"{doc_id}: {cause}"
+                    for doc_id, cause in failures.items()),
         metadata={FAILED_DOCUMENTS: dg.MetadataValue.json(failures)},
         allow_retries=False,
     )

@@ -13,7 +13,6 @@ import functools
 import logging
 import os
 import sys
-import time
 from pathlib import Path
 
 from knowledge_assets.errors import KnowledgeError
@@ -126,20 +125,21 @@ def cmd_run(args: argparse.Namespace) -> int:
     llm = resolve_settings().describe()
     print("llm: " + ", ".join(f"{k.removeprefix('llm_')}={v}" for k, v in llm.items()))
     instance = _dagster_instance()
-    from knowledge_assets.defs.launch import materialize_document
+    from knowledge_assets.defs.launch import materialize_documents
 
     failures = degraded = 0
+    registered = []
     for path in files:
-        started = time.perf_counter()
         try:
-            source = register(store, identify(path)).source
+            registered.append((path, register(store, identify(path)).source))
         except DocumentError as exc:
             failures += 1
             print(f"FAILED  {exc}")
-            continue
-        _free_dead_runs(instance)
-        outcome = materialize_document(instance, source.doc_id, verbose=args.verbose)
-        elapsed = time.perf_counter() - started
+    _free_dead_runs(instance)
+    # One run for the whole folder where the partitions allow it (defs/launch.py).
+    outcomes = materialize_documents(instance, [source.doc_id for _, source in registered], verbose=args.verbose)
+    for path, source in registered:
+        outcome = outcomes[source.doc_id]
         if not outcome.success:
             failures += 1
             print(f"FAILED  {source.doc_id}  {path.name}: {outcome.error}")
@@ -153,7 +153,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             f"chunks={meta['parsed_chunks']['chunks']} terms={meta['glossary']['entries']} "
             f"definitions={meta['glossary']['with_definition']} formulas={meta['formulas']['formulas']} "
             f"rules={meta['rules']['rules']} review_rows={meta['review_queue']['rows']} "
-            f"failed_calls={failed_calls} unanswered={unanswered}  {elapsed:.2f}s"
+            f"failed_calls={failed_calls} unanswered={unanswered}  {outcome.seconds:.2f}s"
             + (f"  first failure: {cause}" if cause else "")
         )
         if args.out:

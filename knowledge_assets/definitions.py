@@ -2,22 +2,10 @@
 
 import dagster as dg
 
-from knowledge_assets.defs.assets import all_assets
-from knowledge_assets.defs.checks import CHECKS
-from knowledge_assets.defs.jobs import extract_document
-from knowledge_assets.defs.llm import KnowledgeLLM
-from knowledge_assets.defs.resources import Inbox, KnowledgeStore
+# The module, not its Definitions: Dagster loads the one Definitions object at this module's
+# scope, and a second one imported by name would be a second.
+from knowledge_assets.defs import jobs
 from knowledge_assets.defs.schedules import SCHEDULES
 from knowledge_assets.defs.sensors import new_documents
 
-defs = dg.Definitions(
-    assets=all_assets,
-    asset_checks=CHECKS,
-    jobs=[extract_document],
-    sensors=[new_documents],
-    schedules=SCHEDULES,
-    resources={"knowledge_store": KnowledgeStore(), "knowledge_llm": KnowledgeLLM(), "inbox": Inbox()},
-    # What the UI's "Materialize" launches runs in one process too, as extract_document does:
-    # the steps share one DuckDB file, and one run holds one connection and one retry budget.
-    executor=dg.in_process_executor,
-)
+defs = dg.Definitions.merge(jobs.RUNNABLE, dg.Definitions(sensors=[new_documents], schedules=SCHEDULES))

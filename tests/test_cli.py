@@ -58,6 +58,37 @@ def test_run_materialises_every_document_and_names_each_failure(tmp_path):
     assert set(counts) == {"SKT-STD-PRM-001", "SKT-MNT-KPI-002"}
 
 
+def test_a_folder_runs_as_one_batch_and_a_bad_document_fails_alone(tmp_path):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for n, name in enumerate(["a.md", "c.md"]):
+        shutil.copyfile(SAMPLE_MARKDOWN, docs / name)
+        (docs / f"{name}.meta.json").write_text(f'{{"doc_id": "kpi-{n}"}}', encoding="utf-8")
+    (docs / "b.pdf").write_bytes(b"garbage, not a PDF " * 64)
+
+    result = _cli(["run", str(docs)], PROJECT_ROOT, tmp_path)
+
+    assert result.returncode == 1, result.stdout + result.stderr
+    lines = result.stdout.splitlines()
+    assert [line.split()[1] for line in lines if line.startswith("ok ")] == ["kpi-0", "kpi-1"]
+    [failed] = [line for line in lines if line.startswith("FAILED")]
+    assert "b.pdf: parsed_chunks: " in failed and "not a PDF file (no %PDF- header)" in failed
+    assert "kpi-" not in failed and "Traceback" not in result.stdout + result.stderr
+    assert result.stderr.strip().splitlines() == ["1 of 3 documents failed"]
+    with dg.DagsterInstance.from_ref(InstanceRef.from_dir(str(tmp_path / "home"))) as instance:
+        runs = instance.get_runs(ascending=True)
+        bad = failed.split()[1]
+        # The batch of three; then the survivors (not neighbours once the bad one is out: one
+        # run each); then the bad document alone, its failure recorded under its own partition.
+        assert [(r.tags.get("dagster/asset_partition_range_start"), r.tags.get("dagster/asset_partition_range_end"))
+                for r in runs[:1]] == [("kpi-0", "kpi-1")]
+        alone = [r for r in runs if r.tags.get("dagster/partition") == bad]
+        assert [r.status for r in alone] == [dg.DagsterRunStatus.FAILURE]
+        for doc_id in ("kpi-0", "kpi-1"):
+            assert instance.fetch_materializations(dg.AssetRecordsFilter(
+                asset_key=dg.AssetKey("review_queue"), asset_partitions=[doc_id]), limit=1).records
+
+
 def test_ingest_registers_with_an_explicit_key_and_rerun_is_unchanged(tmp_path):
     doc = tmp_path / "kpi.md"
     shutil.copy(SAMPLE_DOCUMENTS / "maintenance_kpi.md", doc)

@@ -1,4 +1,6 @@
-"""Asset checks on every knowledge asset, per document partition, re-reading DuckDB.
+"""Asset checks on every knowledge asset, per document partition, re-reading DuckDB. A run over
+several documents checks each one and records each result under its document's partition
+(`defs.assets.batch`); a blocking check that fails for one of them fails the step.
 
 Blocking (ERROR: the data must not be used, and downstream assets in the same run do not run):
 spans verbatim, ids unique and stable, rows valid against the contract, and (on the review
@@ -13,6 +15,7 @@ from collections.abc import Iterator, Sequence
 
 import dagster as dg
 
+from knowledge_assets.defs.assets.batch import check_each
 from knowledge_assets.defs.assets.extract import domain_context, formulas, glossary, review_queue, rules
 from knowledge_assets.defs.partitions import documents
 from knowledge_assets.defs.resources import KnowledgeStore
@@ -137,8 +140,12 @@ def _checks(asset: dg.AssetsDefinition, table: str) -> dg.AssetChecksDefinition:
         @dg.multi_asset_check(**spec)
         def checks(context: dg.AssetCheckExecutionContext, knowledge_store: KnowledgeStore):
             store = knowledge_store.open()
-            yield from _blocking_results(asset, stored.load_document(store, table, context.partition_key))
-            yield from _document_results(asset, table, store, context.partition_key)
+
+            def check(doc_id: str) -> Iterator[dg.AssetCheckResult]:
+                yield from _blocking_results(asset, stored.load_document(store, table, doc_id))
+                yield from _document_results(asset, table, store, doc_id)
+
+            yield from check_each(context, check)
 
         return checks
 
@@ -146,11 +153,15 @@ def _checks(asset: dg.AssetsDefinition, table: str) -> dg.AssetChecksDefinition:
     def checks_with_dangles(context: dg.AssetCheckExecutionContext, knowledge_store: KnowledgeStore,
                             config: DangleThresholds):
         store = knowledge_store.open()
-        document = stored.load_document(store, table, context.partition_key)
-        yield from _blocking_results(asset, document)
-        rate = stored.dangle_rate(document)
-        yield _dangle_result(asset, rate, getattr(config, rate.name))
-        yield from _document_results(asset, table, store, context.partition_key)
+
+        def check(doc_id: str) -> Iterator[dg.AssetCheckResult]:
+            document = stored.load_document(store, table, doc_id)
+            yield from _blocking_results(asset, document)
+            rate = stored.dangle_rate(document)
+            yield _dangle_result(asset, rate, getattr(config, rate.name))
+            yield from _document_results(asset, table, store, doc_id)
+
+        yield from check_each(context, check)
 
     return checks_with_dangles
 

@@ -1,14 +1,29 @@
 import dagster as dg
 
-from knowledge_assets.defs.assets import document_assets
+from knowledge_assets.defs.assets import all_assets, document_assets
+from knowledge_assets.defs.checks import CHECKS
+from knowledge_assets.defs.resources import RESOURCES
 
-# Every per-document asset, for one document partition: what the sensor, the UI and the CLI
-# launch. Its steps run in one process, one after another: they share one DuckDB file (one
-# writer at a time) and are short, so a process per step (the multiprocess default) only adds
-# start-up time — 13 processes made a UI run 5x slower than the same work in the CLI.
+# Every per-document asset, for one document partition or a range of them: what the sensor, the
+# UI and the CLI launch. Its steps run in one process, one after another: they share one DuckDB
+# file (one writer at a time) and are short, so a process per step (the multiprocess default)
+# only adds start-up time — 13 processes made a UI run 5x slower than the same work in the CLI.
 extract_document = dg.define_asset_job(
     "extract_document",
     selection=dg.AssetSelection.assets(*document_assets),
     executor_def=dg.in_process_executor,
-    description="Parse, cluster and extract one document partition.",
+    description="Parse, cluster and extract one document partition, or a range of them in one run.",
+)
+
+# What runs: the assets, their checks, the job and the resources every run gets. The project's
+# definitions (definitions.py) add the sensor and the schedules; the CLI's launcher resolves its
+# job from this alone, so it never imports the entry point above it.
+RUNNABLE = dg.Definitions(
+    assets=all_assets,
+    asset_checks=CHECKS,
+    jobs=[extract_document],
+    resources=RESOURCES,
+    # What the UI's "Materialize" launches runs in one process too, as extract_document does:
+    # the steps share one DuckDB file, and one run holds one connection.
+    executor=dg.in_process_executor,
 )

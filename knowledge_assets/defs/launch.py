@@ -1,20 +1,35 @@
-"""Runs one document partition of the `extract_document` job in this process against the
-project's Dagster instance — what `knowledge-assets run` does for each document — so the UI's
-run list shows the CLI's runs as `extract_document` with their partition. The job carries the
-asset checks, so a blocking check that fails stops the assets downstream of it and fails the
-document."""
+"""Runs the `extract_document` job in this process against the project's Dagster instance — what
+`knowledge-assets run` does — so the UI's run list shows the CLI's runs as `extract_document`
+with their partitions. The job carries the asset checks, so a blocking check that fails stops
+the assets downstream of it and fails the document.
+
+Many documents go in as few runs as the partitions allow: one run over each contiguous range of
+them in the `documents` partitions' order (a dynamic partition range is contiguous in the order
+the partitions were added, so a folder whose documents were added together is one run). A run
+in which some documents failed (`defs.assets.batch`) is followed by one run of its survivors
+together and one run of each failed document alone: every document that can land does, with
+its own materialisations, and every failure is recorded under its own partition with its cause.
+The model backend's answers are cached in the store, so the survivors' second run asks nothing
+again.
+"""
 
 from __future__ import annotations
 
+import json
 import re
+import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import dagster as dg
+from dagster._core.storage.tags import ASSET_PARTITION_RANGE_END_TAG, ASSET_PARTITION_RANGE_START_TAG
 
-from knowledge_assets.definitions import defs
+from knowledge_assets.defs.assets.batch import FAILED_DOCUMENTS
+from knowledge_assets.defs.jobs import RUNNABLE, extract_document
+from knowledge_assets.defs.partitions import documents
 from knowledge_assets.defs.stale_runs import process_tags
 
-JOB_NAME = "extract_document"
+JOB_NAME = extract_document.name
 # The class name of an error whose message is already written for a user adds nothing.
 _EXPECTED_ERROR = re.compile(r"^(?:[\w.]+\.)?(?:LLMConfigurationError|DocumentError|StoreError|SettingsError): ")
 
@@ -26,45 +41,120 @@ class PartitionOutcome:
     run_id: str
     error: str | None
     metadata: dict[str, object]
+    # The document's share of its run's wall time (the whole run's, for a run of one document).
+    seconds: float = 0.0
 
 
 def add_partition(instance: dg.DagsterInstance, doc_id: str) -> None:
-    if not instance.has_dynamic_partition("documents", doc_id):
-        instance.add_dynamic_partitions("documents", [doc_id])
+    add_partitions(instance, [doc_id])
+
+
+def add_partitions(instance: dg.DagsterInstance, doc_ids: Sequence[str]) -> None:
+    known = set(instance.get_dynamic_partitions(documents.name))
+    new = [doc_id for doc_id in dict.fromkeys(doc_ids) if doc_id not in known]
+    if new:
+        instance.add_dynamic_partitions(documents.name, new)
 
 
 def materialize_document(instance: dg.DagsterInstance, doc_id: str, verbose: bool = False) -> PartitionOutcome:
-    add_partition(instance, doc_id)
-    result = defs.resolve_job_def(JOB_NAME).execute_in_process(
+    return materialize_documents(instance, [doc_id], verbose)[doc_id]
+
+
+def materialize_documents(
+    instance: dg.DagsterInstance, doc_ids: Sequence[str], verbose: bool = False
+) -> dict[str, PartitionOutcome]:
+    """Every document's outcome, by doc_id, each document materialised once."""
+    add_partitions(instance, doc_ids)
+    return _materialize(instance, list(dict.fromkeys(doc_ids)), verbose)
+
+
+def _materialize(instance: dg.DagsterInstance, doc_ids: list[str], verbose: bool) -> dict[str, PartitionOutcome]:
+    outcomes: dict[str, PartitionOutcome] = {}
+    for batch in contiguous_ranges(instance.get_dynamic_partitions(documents.name), doc_ids):
+        started = time.perf_counter()
+        result = _execute(instance, batch, verbose)
+        seconds = (time.perf_counter() - started) / len(batch)
+        if result.success or len(batch) == 1:
+            outcomes |= _outcomes(result, batch, seconds)
+            continue
+        # A run that failed without naming its documents (an error outside any document) tells
+        # nothing about which: each then runs alone.
+        failed = failed_documents(result) or set(batch)
+        outcomes |= _materialize(instance, [d for d in batch if d not in failed], verbose)
+        for doc_id in (d for d in batch if d in failed):
+            outcomes |= _materialize(instance, [doc_id], verbose)
+    return outcomes
+
+
+def contiguous_ranges(order: Sequence[str], doc_ids: Sequence[str]) -> list[list[str]]:
+    """The documents cut into runs of neighbours in the partitions' order: each is one range."""
+    position = {key: n for n, key in enumerate(order)}
+    ranges: list[list[str]] = []
+    for doc_id in sorted(doc_ids, key=position.__getitem__):
+        if ranges and position[doc_id] == position[ranges[-1][-1]] + 1:
+            ranges[-1].append(doc_id)
+        else:
+            ranges.append([doc_id])
+    return ranges
+
+
+def _execute(instance: dg.DagsterInstance, batch: list[str], verbose: bool) -> dg.ExecuteInProcessResult:
+    tags = {"knowledge_assets/launched_by": "cli", **process_tags()}
+    if len(batch) > 1:
+        tags |= {ASSET_PARTITION_RANGE_START_TAG: batch[0], ASSET_PARTITION_RANGE_END_TAG: batch[-1]}
+    return RUNNABLE.resolve_job_def(JOB_NAME).execute_in_process(
         instance=instance,
-        partition_key=doc_id,
+        partition_key=batch[0] if len(batch) == 1 else None,
         raise_on_error=False,
         # The run's events still go to the instance (and the UI); the terminal gets the
         # summary line the CLI prints, not Dagster's stream, whose step failures come with
         # stack traces (--verbose shows them).
         run_config={"loggers": {"console": {"config": {"log_level": "DEBUG" if verbose else "CRITICAL"}}}},
-        tags={"knowledge_assets/launched_by": "cli", **process_tags()},
+        tags=tags,
     )
-    metadata: dict[str, object] = {}
+
+
+def _outcomes(result: dg.ExecuteInProcessResult, batch: list[str], seconds: float) -> dict[str, PartitionOutcome]:
+    metadata: dict[str, dict[str, object]] = {doc_id: {} for doc_id in batch}
     for event in result.get_asset_materialization_events():
         materialization = event.event_specific_data.materialization
-        metadata[materialization.asset_key.to_user_string()] = {
+        metadata[materialization.partition][materialization.asset_key.to_user_string()] = {
             key: value.value for key, value in materialization.metadata.items()
         }
     error = None
     if not result.success:
         error = "; ".join(failure_message(f) for f in result.get_step_failure_events()) or _blocked(result)
-    return PartitionOutcome(doc_id, result.success, result.run_id, error, metadata)
+    return {doc_id: PartitionOutcome(doc_id, result.success, result.run_id, error, metadata[doc_id], seconds)
+            for doc_id in batch}
 
 
-def _blocked(result: dg.ExecuteInProcessResult) -> str:
-    failed_checks = [
-        f"{e.asset_check_evaluation_data.asset_key.to_user_string()}:{e.asset_check_evaluation_data.check_name}"
+def failed_documents(result: dg.ExecuteInProcessResult) -> set[str]:
+    """The documents a failed run over several named: those a step failed for, and those a
+    blocking check failed for."""
+    failed: set[str] = set()
+    for event in result.get_step_failure_events():
+        user_failure = event.step_failure_data.user_failure_data
+        named = user_failure.metadata.get(FAILED_DOCUMENTS) if user_failure is not None else None
+        if named is not None:
+            failed |= set(named.value if isinstance(named.value, dict) else json.loads(named.value))
+    for evaluation in _failed_checks(result):
+        if evaluation.blocking and evaluation.partition is not None:
+            failed.add(evaluation.partition)
+    return failed
+
+
+def _failed_checks(result: dg.ExecuteInProcessResult) -> list:
+    return [
+        e.asset_check_evaluation_data
         for e in result.all_events
         if e.event_type == dg.DagsterEventType.ASSET_CHECK_EVALUATION
         and not e.asset_check_evaluation_data.passed
         and e.asset_check_evaluation_data.severity == dg.AssetCheckSeverity.ERROR
     ]
+
+
+def _blocked(result: dg.ExecuteInProcessResult) -> str:
+    failed_checks = [f"{e.asset_key.to_user_string()}:{e.check_name}" for e in _failed_checks(result)]
     return "blocking check failed: " + ", ".join(failed_checks) if failed_checks else "run failed"
 
 

@@ -4,6 +4,7 @@ from pathlib import Path
 
 import dagster as dg
 
+from knowledge_assets.defs.llm import KnowledgeLLM
 from knowledge_assets.settings import database_path, inbox_path
 from knowledge_assets.store.database import Store
 
@@ -47,3 +48,8 @@ class Inbox(dg.ConfigurableResource):
 
     def folder(self) -> Path:
         return Path(self.path) if self.path else inbox_path()
+
+
+# The resources every run gets, under the names the assets, checks and sensor ask for: the
+# definitions the UI loads and the CLI's launcher both use this one mapping.
+RESOURCES = {"knowledge_store": KnowledgeStore(), "knowledge_llm": KnowledgeLLM(), "inbox": Inbox()}

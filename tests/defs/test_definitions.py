@@ -64,3 +64,19 @@ def test_a_bad_document_fails_only_its_own_partition(instance, knowledge_db, tmp
 def test_every_run_the_definitions_launch_runs_its_steps_in_one_process():
     assert defs.resolve_job_def("extract_document").executor_def is dg.in_process_executor
     assert defs.resolve_implicit_global_asset_job_def().executor_def is dg.in_process_executor
+
+
+def test_a_backfill_over_many_documents_runs_as_one_run():
+    # What the UI's backfill reads: every asset of the job may run all its partitions in one run.
+    repo = defs.get_repository_def()
+    job_keys = repo.get_job("extract_document").asset_layer.executable_asset_keys
+    assert job_keys == {key for asset in document_assets for key in asset.keys}
+    for key in job_keys:
+        assert repo.asset_graph.get(key).backfill_policy == dg.BackfillPolicy.single_run(), key
+
+
+def test_the_entry_point_holds_one_definitions_object():
+    # Dagster refuses a module with two Definitions at its scope (the UI would not load it).
+    import knowledge_assets.definitions as entry_point
+
+    assert [name for name, value in vars(entry_point).items() if isinstance(value, dg.Definitions)] == ["defs"]

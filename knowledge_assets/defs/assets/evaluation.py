@@ -6,6 +6,7 @@ from datetime import datetime, timezone
 
 import dagster as dg
 
+from knowledge_assets.defs.assets.batch import materialize_each
 from knowledge_assets.defs.assets.code_versions import chained_code_version
 from knowledge_assets.defs.assets.extract import domain_context, formulas, glossary, rules
 from knowledge_assets.defs.assets.metadata import table_metadata
@@ -87,6 +88,7 @@ def _check_result(verdict: KillLine) -> dg.AssetCheckResult:
     group_name="evaluation",
     kinds={"python", "duckdb"},
     owners=["team:knowledge-assets"],
+    backfill_policy=dg.BackfillPolicy.single_run(),
     # A prompt or model change upstream changes the scores: it marks this asset stale too.
     code_version=chained_code_version(f"eval_scores-{SCORING_VERSION}", *_SCORED),
     metadata=table_metadata("eval_scores"),
@@ -105,15 +107,19 @@ def eval_scores(context: dg.AssetExecutionContext, knowledge_store: KnowledgeSto
     store = knowledge_store.open()
     settings = knowledge_llm.settings()
     run = RunInfo(settings.backend, settings.deployment, prompt_hashes())
-    try:
-        scores = score_document(store, context.partition_key, load_gold(context.partition_key))
-    except (GoldError, NotExtracted) as exc:
-        raise dg.Failure(description=str(exc), allow_retries=False) from None
-    record_scores(store, scores, run, context.run.run_id, datetime.now(timezone.utc).replace(tzinfo=None))
-    return dg.MaterializeResult(
-        metadata=_metadata(scores, run, str(store.path)),
-        check_results=[_check_result(verdict) for verdict in kill_lines(scores)],
-    )
+
+    def score(doc_id: str) -> dg.MaterializeResult:
+        try:
+            scores = score_document(store, doc_id, load_gold(doc_id))
+        except (GoldError, NotExtracted) as exc:
+            raise dg.Failure(description=str(exc), allow_retries=False) from None
+        record_scores(store, scores, run, context.run.run_id, datetime.now(timezone.utc).replace(tzinfo=None))
+        return dg.MaterializeResult(
+            metadata=_metadata(scores, run, str(store.path)),
+            check_results=[_check_result(verdict) for verdict in kill_lines(scores)],
+        )
+
+    yield from materialize_each(context, score)
 
 
 ASSETS = [eval_scores]

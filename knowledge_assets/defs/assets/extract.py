@@ -3,6 +3,7 @@ Thin wiring around `knowledge_assets.extract.stages`."""
 
 import dagster as dg
 
+from knowledge_assets.defs.assets.batch import materialize_each
 from knowledge_assets.defs.assets.code_versions import chained_code_version
 from knowledge_assets.defs.assets.ingest import parsed_chunks
 from knowledge_assets.defs.assets.metadata import entity_links, revision_metadata, table_metadata
@@ -21,6 +22,7 @@ _COMMON = {
     "group_name": "knowledge",
     "owners": ["team:knowledge-assets"],
     "automation_condition": dg.AutomationCondition.eager(),
+    "backfill_policy": dg.BackfillPolicy.single_run(),
 }
 
 
@@ -63,11 +65,19 @@ def _run(work):
 
 
 def _extract(context: dg.AssetExecutionContext, knowledge_store: KnowledgeStore, knowledge_llm: KnowledgeLLM,
-             run_stage, table: str, branch: str) -> dg.MaterializeResult:
+             run_stage, table: str, branch: str):
     store = knowledge_store.open()
-    result = _run(lambda: run_stage(store, knowledge_llm.extractor(store, context.run.run_id), context.partition_key, context.run.run_id))
-    links = entity_links(store, table, context.partition_key) | revision_metadata(store, context)
-    return _result(result, table, links, knowledge_llm, branch)
+    run_id = context.run.run_id
+
+    def extract(doc_id: str) -> dg.MaterializeResult:
+        # The retry budget is the document's, as when each document had its own run: a batch
+        # spends no more retries on one document than a run of it alone would.
+        extractor = knowledge_llm.extractor(store, f"{run_id}/{doc_id}")
+        result = _run(lambda: run_stage(store, extractor, doc_id, run_id))
+        links = entity_links(store, table, doc_id) | revision_metadata(store, context, doc_id)
+        return _result(result, table, links, knowledge_llm, branch)
+
+    yield from materialize_each(context, extract)
 
 
 def _code_version(branch: str, *upstream: dg.AssetsDefinition) -> str:
@@ -127,12 +137,16 @@ def domain_context(context: dg.AssetExecutionContext, knowledge_store: Knowledge
 )
 def review_queue(context: dg.AssetExecutionContext, knowledge_store: KnowledgeStore):
     store = knowledge_store.open()
-    result = _run(lambda: stages.run_review_queue(store, context.partition_key))
-    links = entity_links(store, "review_queue", context.partition_key) | revision_metadata(store, context)
-    # The document's page in `review serve`, when KNOWLEDGE_REVIEW_URL says where it runs.
-    if (review_page := document_review_url(context.partition_key)) is not None:
-        links["review_page"] = dg.MetadataValue.url(review_page)
-    return _result(result, "review_queue", links)
+
+    def queue(doc_id: str) -> dg.MaterializeResult:
+        result = _run(lambda: stages.run_review_queue(store, doc_id))
+        links = entity_links(store, "review_queue", doc_id) | revision_metadata(store, context, doc_id)
+        # The document's page in `review serve`, when KNOWLEDGE_REVIEW_URL says where it runs.
+        if (review_page := document_review_url(doc_id)) is not None:
+            links["review_page"] = dg.MetadataValue.url(review_page)
+        return _result(result, "review_queue", links)
+
+    yield from materialize_each(context, queue)
 
 
 ASSETS = [formulas, glossary, rules, domain_context, review_queue]

@@ -1,11 +1,13 @@
 import dagster as dg
 
+from knowledge_assets.defs.assets.batch import materialize_each
 from knowledge_assets.defs.assets.metadata import revision_metadata, table_metadata
 from knowledge_assets.defs.partitions import documents
 from knowledge_assets.defs.resources import KnowledgeStore
 from knowledge_assets.ingest.errors import DocumentError
 from knowledge_assets.ingest.parse import parser_versions
 from knowledge_assets.ingest.stage import chunk_size_summary, parse_registered
+from knowledge_assets.store.database import Store
 
 _PREVIEW_CHUNKS = 8
 
@@ -23,6 +25,7 @@ def _preview(parsed) -> str:
     group_name="ingest",
     kinds={"python", "duckdb"},
     owners=["team:knowledge-assets"],
+    backfill_policy=dg.BackfillPolicy.single_run(),
     code_version=f"parsed_chunks-1;{parser_versions()}",
     metadata=table_metadata("parsed_chunks"),
     description=(
@@ -31,10 +34,14 @@ def _preview(parsed) -> str:
         "parsed_documents, parsed_pages, parsed_chunks."
     ),
 )
-def parsed_chunks(context: dg.AssetExecutionContext, knowledge_store: KnowledgeStore) -> dg.MaterializeResult:
+def parsed_chunks(context: dg.AssetExecutionContext, knowledge_store: KnowledgeStore):
     store = knowledge_store.open()
+    yield from materialize_each(context, lambda doc_id: _parse(context, store, doc_id))
+
+
+def _parse(context: dg.AssetExecutionContext, store: Store, doc_id: str) -> dg.MaterializeResult:
     try:
-        parsed = parse_registered(store, context.partition_key)
+        parsed = parse_registered(store, doc_id)
     except DocumentError as exc:
         # Bad input is the document's fault, not the code's: fail this partition with the
         # cause a user can act on, and do not retry.
@@ -51,7 +58,7 @@ def parsed_chunks(context: dg.AssetExecutionContext, knowledge_store: KnowledgeS
             "table": "parsed_chunks",
             "database": dg.MetadataValue.path(str(store.path)),
             "preview": dg.MetadataValue.md(_preview(parsed)),
-            **revision_metadata(store, context),
+            **revision_metadata(store, context, doc_id),
         }
     )
 

@@ -51,9 +51,9 @@ def entity_links(store: Store, table: str, doc_id: str) -> dict[str, object]:
     return {"linked_entities": len(links), "links": dg.MetadataValue.md("\n".join(lines))}
 
 
-def revision_metadata(store: Store, context: dg.AssetExecutionContext) -> dict[str, object]:
+def revision_metadata(store: Store, context: dg.AssetExecutionContext, doc_id: str) -> dict[str, object]:
     """Records which revision of the document this materialisation was derived from, in the
     store (for the consistency check and export) and in the materialisation's metadata."""
     asset = context.asset_key.to_user_string()
-    revision = record_revision(store, context.partition_key, asset, context.run.run_id)
+    revision = record_revision(store, doc_id, asset, context.run.run_id)
     return {"document_revision": revision} if revision is not None else {}

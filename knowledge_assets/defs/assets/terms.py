@@ -2,6 +2,7 @@
 
 import dagster as dg
 
+from knowledge_assets.defs.assets.batch import materialize_each
 from knowledge_assets.defs.assets.code_versions import chained_code_version
 from knowledge_assets.defs.assets.ingest import parsed_chunks
 from knowledge_assets.defs.assets.metadata import revision_metadata, table_metadata
@@ -9,6 +10,7 @@ from knowledge_assets.defs.partitions import documents
 from knowledge_assets.defs.resources import KnowledgeStore
 from knowledge_assets.evaluation.gold import load_gold
 from knowledge_assets.evaluation.terms import clusters_outside_gold, compression, gold_precision, term_filter_recall
+from knowledge_assets.store.database import Store
 from knowledge_assets.store.parsed import load_parsed
 from knowledge_assets.store.terms import write_terms
 from knowledge_assets.terms.funnel import FUNNEL_VERSION, TermFunnel, run_term_funnel
@@ -47,6 +49,7 @@ def _gold_scores(funnel: TermFunnel) -> dict[str, float]:
     group_name="terms",
     kinds={"python", "duckdb"},
     owners=["team:knowledge-assets"],
+    backfill_policy=dg.BackfillPolicy.single_run(),
     code_version=chained_code_version(f"term_clusters-{FUNNEL_VERSION}", parsed_chunks),
     metadata=table_metadata("term_clusters"),
     automation_condition=dg.AutomationCondition.eager(),
@@ -58,12 +61,16 @@ def _gold_scores(funnel: TermFunnel) -> dict[str, float]:
         "term_clusters."
     ),
 )
-def term_clusters(context: dg.AssetExecutionContext, knowledge_store: KnowledgeStore) -> dg.MaterializeResult:
+def term_clusters(context: dg.AssetExecutionContext, knowledge_store: KnowledgeStore):
     store = knowledge_store.open()
-    parsed = load_parsed(store, context.partition_key)
+    yield from materialize_each(context, lambda doc_id: _cluster(context, store, doc_id))
+
+
+def _cluster(context: dg.AssetExecutionContext, store: Store, doc_id: str) -> dg.MaterializeResult:
+    parsed = load_parsed(store, doc_id)
     if parsed is None:
         raise dg.Failure(
-            description=f"{context.partition_key}: no parsed document; materialise parsed_chunks first",
+            description=f"{doc_id}: no parsed document; materialise parsed_chunks first",
             allow_retries=False,
         )
     funnel = run_term_funnel(parsed)
@@ -81,7 +88,7 @@ def term_clusters(context: dg.AssetExecutionContext, knowledge_store: KnowledgeS
             "table": "term_clusters",
             "database": dg.MetadataValue.path(str(store.path)),
             "preview": dg.MetadataValue.md(_preview(funnel)),
-            **revision_metadata(store, context),
+            **revision_metadata(store, context, doc_id),
         }
     )
 

@@ -1,0 +1,126 @@
+"""A run over several documents: every per-document asset and check does its work once per
+partition of the run, and Dagster still records each document's own materialisation and check
+results.
+
+A run covers one document (`dagster/partition`) or a range of them (what `knowledge-assets run
+FOLDER` launches, and what a UI backfill launches under `BackfillPolicy.single_run()`). An asset
+computes each document as it did alone and hands its metadata to that partition's
+materialisation (`context.add_asset_metadata(..., partition_key=...)`); a check result becomes an
+evaluation of that partition (`dg.AssetCheckEvaluation(partition=...)`: `AssetCheckResult` has no
+partition and would record a range run's results against no document).
+
+Dagster cannot fail part of a step's partitions. A document's failure in a range run is caught,
+the other documents go on, and the step then fails naming each failed document and its cause
+(`FAILED_DOCUMENTS` in the failure's metadata); the launcher re-runs the survivors together and
+each failed document alone, so its failure is recorded under its own partition. In a run of one
+document nothing is caught: it fails exactly as it always did.
+"""
+
+import warnings
+from collections.abc import Callable, Iterable, Iterator
+
+import dagster as dg
+from dagster._core.definitions.asset_checks.asset_check_evaluation import (
+    AssetCheckEvaluationTargetMaterializationData,
+)
+
+FAILED_DOCUMENTS = "failed_documents"
+
+# `backfill_policy` on an asset is a beta parameter in Dagster 1.13 (pinned); every per-document
+# asset declares `BackfillPolicy.single_run()` so a UI backfill over many documents is one run,
+# so the warning is expected, not news. Set here, imported before any asset is declared.
+warnings.filterwarnings("ignore", message="Parameter `backfill_policy`", category=dg.BetaWarning)
+
+CheckContext = dg.AssetExecutionContext | dg.AssetCheckExecutionContext
+
+
+def _cause(error: Exception) -> str:
+    if isinstance(error, dg.Failure) and error.description:
+        return error.description
+    return f"{type(error).__name__}: {error}"
+
+
+def _documents_failed(failures: dict[str, str], of: int) -> dg.Failure:
+    return dg.Failure(
+        description=f"{len(failures)} of {of} documents failed: "
+        # A cause that starts with its doc_id (a missing input's does) is not named twice.
+        + "; ".join(cause if cause.startswith(f"{doc_id}: ") else f"{doc_id}: {cause}"
+                    for doc_id, cause in failures.items()),
+        metadata={FAILED_DOCUMENTS: dg.MetadataValue.json(failures)},
+        allow_retries=False,
+    )
+
+
+def materialize_each(
+    context: dg.AssetExecutionContext, materialize: Callable[[str], dg.MaterializeResult]
+) -> Iterator[object]:
+    """`materialize(doc_id)` for each document of the run, each document's metadata on its own
+    materialisation and its check results as evaluations of its own partition."""
+    doc_ids = context.partition_keys
+    failures: dict[str, str] = {}
+    checks: list[tuple[str, dg.AssetCheckResult]] = []
+    for doc_id in doc_ids:
+        try:
+            result = materialize(doc_id)
+        except Exception as error:
+            if len(doc_ids) == 1:
+                raise
+            context.log.exception(f"{doc_id} failed; the run's other documents go on")
+            failures[doc_id] = _cause(error)
+            continue
+        context.add_asset_metadata(result.metadata or {}, partition_key=doc_id)
+        checks += [(doc_id, check) for check in result.check_results or []]
+    if failures:
+        raise _documents_failed(failures, len(doc_ids))
+    yield dg.MaterializeResult()
+    yield from check_evaluations(context, checks)
+
+
+def check_each(
+    context: dg.AssetCheckExecutionContext, check: Callable[[str], Iterable[dg.AssetCheckResult]]
+) -> Iterator[object]:
+    """`check(doc_id)` for each document of the run, as evaluations of each document's partition."""
+    yield from check_evaluations(
+        context, [(doc_id, result) for doc_id in context.partition_keys for result in check(doc_id)]
+    )
+
+
+def check_evaluations(context: CheckContext, results: list[tuple[str, dg.AssetCheckResult]]) -> Iterator[object]:
+    """Each result as an evaluation of its document, then the step's output of each selected
+    check once (what Dagster does for an `AssetCheckResult` of a one-partition step). A failed
+    blocking evaluation fails the step after all of them are recorded."""
+    op_context = context.op_execution_context
+    assets_def = op_context.assets_def
+    selected = context.selected_asset_check_keys
+    targets: dict[tuple[dg.AssetKey, str], AssetCheckEvaluationTargetMaterializationData | None] = {}
+    for doc_id, result in results:
+        asset_key = result.asset_key or context.asset_key
+        key = dg.AssetCheckKey(asset_key, result.check_name)
+        if key not in selected:
+            continue
+        if (asset_key, doc_id) not in targets:
+            targets[asset_key, doc_id] = _latest_materialization(op_context.instance, asset_key, doc_id)
+        yield dg.AssetCheckEvaluation(
+            asset_key=asset_key, check_name=key.name, passed=result.passed, metadata=result.metadata,
+            target_materialization_data=targets[asset_key, doc_id], severity=result.severity,
+            description=result.description, blocking=assets_def.get_spec_for_check_key(key).blocking,
+            partition=doc_id,
+        )
+    for key in sorted(selected, key=lambda k: k.to_user_string()):
+        yield dg.Output(None, output_name=assets_def.get_output_name_for_asset_check_key(key))
+
+
+def _latest_materialization(
+    instance: dg.DagsterInstance, asset_key: dg.AssetKey, doc_id: str
+) -> AssetCheckEvaluationTargetMaterializationData | None:
+    # What the check evaluated: the partition's latest materialisation, as Dagster records it
+    # for an AssetCheckResult.
+    records = instance.fetch_materializations(
+        dg.AssetRecordsFilter(asset_key=asset_key, asset_partitions=[doc_id]), limit=1
+    ).records
+    if not records:
+        return None
+    latest = records[0]
+    return AssetCheckEvaluationTargetMaterializationData(
+        storage_id=latest.storage_id, run_id=latest.event_log_entry.run_id, timestamp=latest.timestamp
+    )

@@ -1,0 +1,179 @@
+"""The launcher: many documents in as few runs as the partitions allow, each document's
+materialisations and check results under its own partition, a failed document failing alone.
+A real temporary instance, a real DuckDB file, real files."""
+
+import dagster as dg
+import pytest
+
+from dagster._core.storage.tags import ASSET_PARTITION_RANGE_END_TAG, ASSET_PARTITION_RANGE_START_TAG
+
+from knowledge_assets.defs.assets.batch import check_each, materialize_each
+from knowledge_assets.defs.launch import contiguous_ranges, failed_documents, materialize_documents
+from knowledge_assets.defs.partitions import documents
+from knowledge_assets.ingest.documents import identify
+from knowledge_assets.store.database import Store
+from knowledge_assets.store.registry import register
+from tests.conftest import SAMPLE_MARKDOWN, SAMPLE_PDF
+
+
+@pytest.fixture
+def knowledge_db(tmp_path, monkeypatch):
+    path = tmp_path / "knowledge.duckdb"
+    monkeypatch.setenv("KNOWLEDGE_DB", str(path))
+    return path
+
+
+def _text_document(tmp_path, name: str, text: str):
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def _register(knowledge_db, *paths) -> list[str]:
+    store = Store(knowledge_db)
+    return [register(store, identify(path)).source.doc_id for path in paths]
+
+
+def _partition_metadata(instance, asset: str, doc_id: str) -> dict:
+    records = instance.fetch_materializations(
+        dg.AssetRecordsFilter(asset_key=dg.AssetKey(asset), asset_partitions=[doc_id]), limit=1
+    ).records
+    assert records, f"{asset} has no materialisation for {doc_id}"
+    return {k: v.value for k, v in records[0].asset_materialization.metadata.items()}
+
+
+def _chunk_rows(knowledge_db, doc_id: str) -> list[dict]:
+    return Store(knowledge_db).fetch("SELECT * FROM parsed_chunks WHERE doc_id = ? ORDER BY seq", [doc_id])
+
+
+def _row_counts(outcome) -> dict[str, int]:
+    return {asset: meta["dagster/row_count"] for asset, meta in outcome.metadata.items() if "dagster/row_count" in meta}
+
+
+def _glossary_rows(knowledge_db) -> list[dict]:
+    # diff_status compares an entry with the document's previous run: "new", then "duplicate".
+    rows = Store(knowledge_db).fetch("SELECT * FROM glossary ORDER BY term_id")
+    return [{k: v for k, v in row.items() if k != "diff_status"} for row in rows]
+
+
+def _glossary_text(term: str) -> str:
+    return (f"# Glossary\n\n## 1. Definitions\n\n{term} means the amount of ore moved in one shift.\n\n"
+            f"The {term} is recorded at the end of each shift.\n")
+
+
+def test_contiguous_ranges_follow_the_partitions_order():
+    order = ["a", "b", "c", "d", "e"]
+    assert contiguous_ranges(order, ["d", "a", "b", "e"]) == [["a", "b"], ["d", "e"]]
+    assert contiguous_ranges(order, ["c"]) == [["c"]]
+    assert contiguous_ranges(order, []) == []
+
+
+def test_a_folder_of_three_documents_is_one_run_with_each_documents_own_metadata(instance, knowledge_db, tmp_path):
+    doc_ids = _register(knowledge_db, SAMPLE_PDF, SAMPLE_MARKDOWN,
+                        _text_document(tmp_path, "haul.txt", _glossary_text("Haul Volume")))
+
+    outcomes = materialize_documents(instance, doc_ids)
+
+    assert all(outcomes[d].success for d in doc_ids), {d: o.error for d, o in outcomes.items()}
+    assert len(instance.get_runs()) == 1
+    assert len({outcomes[d].run_id for d in doc_ids}) == 1
+    pages = {d: _partition_metadata(instance, "parsed_chunks", d)["pages"] for d in doc_ids}
+    assert pages == {doc_ids[0]: 9, doc_ids[1]: 1, doc_ids[2]: 1}
+    for doc_id in doc_ids:
+        chunks = _partition_metadata(instance, "parsed_chunks", doc_id)["chunks"]
+        assert chunks == len(_chunk_rows(knowledge_db, doc_id)) == outcomes[doc_id].metadata["parsed_chunks"]["chunks"]
+        glossary = _partition_metadata(instance, "glossary", doc_id)
+        assert glossary["dagster/row_count"] == outcomes[doc_id].metadata["glossary"]["entries"]
+    # Each document checked, each result recorded under its own partition.
+    history = instance.event_log_storage.get_asset_check_execution_history(
+        dg.AssetCheckKey(dg.AssetKey("glossary"), "spans_verbatim"), limit=10)
+    assert sorted(record.partition for record in history) == sorted(doc_ids)
+    assert all(record.event.dagster_event.asset_check_evaluation_data.passed for record in history)
+
+
+def test_a_bad_document_fails_alone_and_the_others_land(instance, knowledge_db, tmp_path):
+    garbage = tmp_path / "garbage.pdf"
+    garbage.write_bytes(b"\x13\x37 not a pdf at all " * 64)
+    good_1, bad, good_2 = _register(
+        knowledge_db, _text_document(tmp_path, "a.txt", _glossary_text("Haul Volume")), garbage,
+        _text_document(tmp_path, "b.txt", _glossary_text("Drill Depth")))
+
+    outcomes = materialize_documents(instance, [good_1, bad, good_2])
+
+    assert outcomes[good_1].success and outcomes[good_2].success
+    assert not outcomes[bad].success
+    assert outcomes[bad].error.startswith("parsed_chunks: ") and "garbage.pdf: not a PDF file" in outcomes[bad].error
+    assert "Traceback" not in outcomes[bad].error and good_1 not in outcomes[bad].error
+    for doc_id in (good_1, good_2):
+        assert _chunk_rows(knowledge_db, doc_id)
+        assert _partition_metadata(instance, "review_queue", doc_id)["dagster/row_count"] >= 1
+    assert _chunk_rows(knowledge_db, bad) == []
+    no_materialisation = instance.fetch_materializations(
+        dg.AssetRecordsFilter(asset_key=dg.AssetKey("parsed_chunks"), asset_partitions=[bad]), limit=1).records
+    assert no_materialisation == []
+    # The bad document's failure is recorded in a run of its own partition.
+    own_run = instance.get_run_by_id(outcomes[bad].run_id)
+    assert own_run.status == dg.DagsterRunStatus.FAILURE and own_run.tags["dagster/partition"] == bad
+
+
+def test_rerunning_the_same_documents_is_idempotent(instance, knowledge_db, tmp_path):
+    doc_ids = _register(knowledge_db, _text_document(tmp_path, "a.txt", _glossary_text("Haul Volume")),
+                        _text_document(tmp_path, "b.txt", _glossary_text("Drill Depth")))
+    first = materialize_documents(instance, doc_ids)
+    rows = {d: _chunk_rows(knowledge_db, d) for d in doc_ids}
+    glossary = _glossary_rows(knowledge_db)
+
+    second = materialize_documents(instance, doc_ids)
+
+    assert all(o.success for o in [*first.values(), *second.values()])
+    assert len(instance.get_runs()) == 2
+    assert {d: _chunk_rows(knowledge_db, d) for d in doc_ids} == rows
+    assert _glossary_rows(knowledge_db) == glossary
+    assert {d: _row_counts(second[d]) for d in doc_ids} == {d: _row_counts(first[d]) for d in doc_ids}
+
+
+@dg.asset(partitions_def=documents, backfill_policy=dg.BackfillPolicy.single_run())
+def _lengths(context: dg.AssetExecutionContext):
+    def length(doc_id: str) -> dg.MaterializeResult:
+        if doc_id.startswith("broken"):
+            raise dg.Failure(description=f"{doc_id}: unreadable")
+        return dg.MaterializeResult(metadata={"length": len(doc_id)})
+
+    yield from materialize_each(context, length)
+
+
+@dg.multi_asset_check(specs=[dg.AssetCheckSpec("short", asset=_lengths, blocking=True, partitions_def=documents)])
+def _short(context: dg.AssetCheckExecutionContext):
+    yield from check_each(context, lambda doc_id: [
+        dg.AssetCheckResult(asset_key=_lengths.key, check_name="short", passed=len(doc_id) < 6)])
+
+
+def _range_run(instance, keys):
+    instance.add_dynamic_partitions(documents.name, keys)
+    job = dg.Definitions(assets=[_lengths], asset_checks=[_short]).resolve_implicit_global_asset_job_def()
+    return job.execute_in_process(instance=instance, raise_on_error=False, tags={
+        ASSET_PARTITION_RANGE_START_TAG: keys[0], ASSET_PARTITION_RANGE_END_TAG: keys[-1]})
+
+
+def test_a_range_run_names_the_documents_a_step_failed_for_and_no_partition_materialises(instance):
+    result = _range_run(instance, ["a", "broken-1", "b", "broken-2"])
+
+    assert not result.success
+    assert failed_documents(result) == {"broken-1", "broken-2"}
+    [failure] = result.get_step_failure_events()
+    assert failure.step_failure_data.user_failure_data.description == (
+        "2 of 4 documents failed: broken-1: unreadable; broken-2: unreadable")
+    assert result.get_asset_materialization_events() == []
+
+
+def test_a_range_run_records_each_documents_check_and_names_the_one_a_blocking_check_failed_for(instance):
+    result = _range_run(instance, ["a", "toolong", "b"])
+
+    assert not result.success
+    assert failed_documents(result) == {"toolong"}
+    materialised = {e.event_specific_data.materialization.partition: e.event_specific_data.materialization
+                    for e in result.get_asset_materialization_events()}
+    assert {k: m.metadata["length"].value for k, m in materialised.items()} == {"a": 1, "toolong": 7, "b": 1}
+    evaluations = {e.asset_check_evaluation_data.partition: e.asset_check_evaluation_data.passed
+                   for e in result.all_events if e.event_type == dg.DagsterEventType.ASSET_CHECK_EVALUATION}
+    assert evaluations == {"a": True, "toolong": False, "b": True}

@@ -29,11 +29,12 @@ def test_every_exception_the_package_defines_is_a_knowledge_error():
     assert [name for name, cls in classes.items() if not issubclass(cls, KnowledgeError)] == []
 
 
-def test_the_extract_and_evaluation_missing_upstream_errors_are_one_class():
-    from knowledge_assets.evaluation.scores import NotExtracted
-    from knowledge_assets.extract.stages import MissingInput
+def test_extract_and_evaluation_have_no_missing_upstream_error_of_their_own():
+    from knowledge_assets.evaluation import scores
+    from knowledge_assets.extract import stages
 
-    assert MissingInput is NotExtracted is MissingUpstream
+    assert not hasattr(stages, "MissingInput") and not hasattr(scores, "NotExtracted")
+    assert stages.MissingUpstream is scores.MissingUpstream is MissingUpstream
 
 
 def test_a_refusal_exits_2_and_every_other_expected_failure_1():

@@ -28,10 +28,22 @@ from knowledge_assets.defs.assets.batch import FAILED_DOCUMENTS
 from knowledge_assets.defs.jobs import RUNNABLE, extract_document
 from knowledge_assets.defs.partitions import documents
 from knowledge_assets.defs.stale_runs import process_tags
+from knowledge_assets.errors import KnowledgeError
 
 JOB_NAME = extract_document.name
-# The class name of an error whose message is already written for a user adds nothing.
-_EXPECTED_ERROR = re.compile(r"^(?:[\w.]+\.)?(?:LLMConfigurationError|DocumentError|StoreError|SettingsError): ")
+
+
+def _expected_names(cls: type[KnowledgeError] = KnowledgeError) -> set[str]:
+    return {cls.__name__}.union(*(_expected_names(sub) for sub in cls.__subclasses__()))
+
+
+def _user_message(error) -> str:
+    """The message of an error whose text is already written for a user (a KnowledgeError) without
+    its class name, which adds nothing; any other error keeps it."""
+    message = error.message.strip()
+    if error.cls_name in _expected_names():
+        message = re.sub(rf"^(?:[\w.]+\.)?{re.escape(error.cls_name)}: ", "", message)
+    return message
 
 
 @dataclass(frozen=True)
@@ -171,4 +183,4 @@ def failure_message(event: dg.DagsterEvent) -> str:
         return f"{step}: failed"
     while error.cause is not None:
         error = error.cause
-    return f"{step}: {_EXPECTED_ERROR.sub('', error.message.strip())}"
+    return f"{step}: {_user_message(error)}"

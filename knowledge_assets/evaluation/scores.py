@@ -53,10 +53,6 @@ METRICS = (
 KILL_LINES = {"e1_term_filter_recall": 0.70, "e3_schema_fill_precision": 0.80}
 
 
-# The one missing-upstream error; the Dagster wiring still catches it by this name.
-NotExtracted = MissingUpstream
-
-
 @dataclass(frozen=True)
 class RunInfo:
     """What produced the scored outputs."""

@@ -22,6 +22,7 @@ from knowledge_assets.candidates.model import Candidate
 from knowledge_assets.candidates.rules import find_rules
 from knowledge_assets.diff import diff_glossary
 from knowledge_assets.domain_derivations import complete_domain
+from knowledge_assets.errors import MissingUpstream
 from knowledge_assets.extract.domain import build_domain, domain_request
 from knowledge_assets.extract.formulas import build_formulas
 from knowledge_assets.extract.glossary import (
@@ -62,10 +63,6 @@ from knowledge_assets.terms.clusters import TermCluster as Cluster
 from knowledge_assets.verify.spans import normalise
 
 
-# The one missing-upstream error of the project (knowledge_assets/errors.py), under its old name here.
-from knowledge_assets.errors import MissingUpstream as MissingInput
-
-
 @dataclass
 class StageResult:
     rows: int
@@ -78,7 +75,7 @@ class StageResult:
 def _parsed(store: Store, doc_id: str) -> c.ParsedDocument:
     parsed = load_parsed(store, doc_id)
     if parsed is None:
-        raise MissingInput(f"{doc_id}: no parsed document; materialise parsed_chunks first")
+        raise MissingUpstream.parsed_document(doc_id)
     return parsed
 
 

@@ -14,6 +14,7 @@ from knowledge_assets.defs.assets.terms import term_clusters
 from knowledge_assets.defs.llm import KnowledgeLLM
 from knowledge_assets.defs.partitions import documents
 from knowledge_assets.defs.resources import KnowledgeStore
+from knowledge_assets.errors import MissingUpstream
 from knowledge_assets.evaluation.gold import GoldError, gold_path, load_gold
 from knowledge_assets.evaluation.records import record_scores
 from knowledge_assets.evaluation.scores import (
@@ -21,7 +22,6 @@ from knowledge_assets.evaluation.scores import (
     SCORING_VERSION,
     DocumentScores,
     KillLine,
-    NotExtracted,
     RunInfo,
     kill_lines,
     score_document,
@@ -111,7 +111,7 @@ def eval_scores(context: dg.AssetExecutionContext, knowledge_store: KnowledgeSto
     def score(doc_id: str) -> dg.MaterializeResult:
         try:
             scores = score_document(store, doc_id, load_gold(doc_id))
-        except (GoldError, NotExtracted) as exc:
+        except (GoldError, MissingUpstream) as exc:
             raise dg.Failure(description=str(exc), allow_retries=False) from None
         record_scores(store, scores, run, context.run.run_id, datetime.now(timezone.utc).replace(tzinfo=None))
         return dg.MaterializeResult(

@@ -11,6 +11,7 @@ from knowledge_assets.defs.assets.terms import term_clusters
 from knowledge_assets.defs.llm import KnowledgeLLM
 from knowledge_assets.defs.partitions import documents
 from knowledge_assets.defs.resources import KnowledgeStore
+from knowledge_assets.errors import MissingUpstream
 from knowledge_assets.extract import stages
 from knowledge_assets.llm.prompts import load_prompt
 from knowledge_assets.llm.usage import usage_totals
@@ -60,7 +61,7 @@ def _result(result: stages.StageResult, table: str, links: dict[str, object],
 def _run(work):
     try:
         return work()
-    except stages.MissingInput as exc:
+    except MissingUpstream as exc:
         raise dg.Failure(description=str(exc), allow_retries=False) from None
 
 
@@ -126,12 +127,14 @@ def rules(context: dg.AssetExecutionContext, knowledge_store: KnowledgeStore, kn
     "from headings, key parameters corroborated by terms, subdomains aggregated, counts. Table: domain_context.",
 )
 def domain_context(context: dg.AssetExecutionContext, knowledge_store: KnowledgeStore, knowledge_llm: KnowledgeLLM):
-    return _extract(context, knowledge_store, knowledge_llm, stages.run_domain_context, "domain_context", "domain_context")
+    return _extract(context, knowledge_store, knowledge_llm, stages.run_domain_context, "domain_context",
+                    "domain_context")
 
 
 @dg.asset(
     **_COMMON, kinds={"python", "duckdb"}, deps=[glossary, domain_context],
-    code_version=chained_code_version("review_queue-2", glossary, domain_context), metadata=table_metadata("review_queue"),
+    code_version=chained_code_version("review_queue-2", glossary, domain_context),
+    metadata=table_metadata("review_queue"),
     description="What the expert reviews first: conflicts, then unresolved key parameters, then terms by "
     "mention count, each with one review reason. Table: review_queue.",
 )

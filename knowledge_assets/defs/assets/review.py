@@ -22,7 +22,8 @@ def _by_document(counts: dict[str, dict[str, int]]) -> dg.MetadataValue:
     if not counts:
         return dg.MetadataValue.md("_no documents_")
     lines = ["| doc_id | " + " | ".join(KINDS) + " |", "|---|" + "---|" * len(KINDS)]
-    lines += [f"| {_document_cell(doc_id)} | " + " | ".join(str(row[k]) for k in KINDS) + " |" for doc_id, row in counts.items()]
+    lines += [f"| {_document_cell(doc_id)} | " + " | ".join(str(row[k]) for k in KINDS) + " |"
+              for doc_id, row in counts.items()]
     return dg.MetadataValue.md("\n".join(lines))
 
 

@@ -8,6 +8,7 @@ from knowledge_assets.defs.assets.ingest import parsed_chunks
 from knowledge_assets.defs.assets.metadata import revision_metadata, table_metadata
 from knowledge_assets.defs.partitions import documents
 from knowledge_assets.defs.resources import KnowledgeStore
+from knowledge_assets.errors import MissingUpstream
 from knowledge_assets.evaluation.gold import load_gold
 from knowledge_assets.evaluation.terms import clusters_outside_gold, compression, gold_precision, term_filter_recall
 from knowledge_assets.store.database import Store
@@ -69,10 +70,7 @@ def term_clusters(context: dg.AssetExecutionContext, knowledge_store: KnowledgeS
 def _cluster(context: dg.AssetExecutionContext, store: Store, doc_id: str) -> dg.MaterializeResult:
     parsed = load_parsed(store, doc_id)
     if parsed is None:
-        raise dg.Failure(
-            description=f"{doc_id}: no parsed document; materialise parsed_chunks first",
-            allow_retries=False,
-        )
+        raise dg.Failure(description=str(MissingUpstream.parsed_document(doc_id)), allow_retries=False)
     funnel = run_term_funnel(parsed)
     write_terms(store, funnel)
     clusters = len(funnel.clusters)

@@ -22,6 +22,9 @@ from knowledge_assets.candidates.model import Candidate
 from knowledge_assets.candidates.rules import find_rules
 from knowledge_assets.diff import diff_glossary
 from knowledge_assets.domain_derivations import complete_domain
+
+# The one missing-upstream error of the project (knowledge_assets/errors.py), under its old name here.
+from knowledge_assets.errors import MissingUpstream as MissingInput
 from knowledge_assets.extract.domain import build_domain, domain_request
 from knowledge_assets.extract.formulas import build_formulas
 from knowledge_assets.extract.glossary import (
@@ -60,10 +63,6 @@ from knowledge_assets.store.parsed import load_parsed
 from knowledge_assets.store.terms import clustered_mentions, load_clusters
 from knowledge_assets.terms.clusters import TermCluster as Cluster
 from knowledge_assets.verify.spans import normalise
-
-
-# The one missing-upstream error of the project (knowledge_assets/errors.py), under its old name here.
-from knowledge_assets.errors import MissingUpstream as MissingInput
 
 
 @dataclass

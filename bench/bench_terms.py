@@ -35,7 +35,8 @@ def measure(parsed: ParsedDocument, repeats: int) -> None:
         best = min(best, time.perf_counter() - started)
     print(
         f"{parsed.page_count:>5} {len(parsed.chunks):>6} {funnel.raw_mentions:>8} "
-        f"{funnel.mentions_after_noise:>8} {len(funnel.clusters):>8} {best:>8.3f} {best / parsed.page_count * 1000:>8.2f}"
+        f"{funnel.mentions_after_noise:>8} {len(funnel.clusters):>8} {best:>8.3f} "
+        f"{best / parsed.page_count * 1000:>8.2f}"
     )
 
 

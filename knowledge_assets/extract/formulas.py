@@ -77,7 +77,8 @@ def build_formulas(doc_id: str, answers: Sequence[FormulaFound], chunks: dict[st
             formula_id=formula_id,
             name=found.name,
             formula_latex=latex,
-            variables=[FormulaVariable(symbol=v.symbol, meaning=v.meaning) for v in found.variables if v.symbol.strip()],
+            variables=[FormulaVariable(symbol=v.symbol, meaning=v.meaning)
+                       for v in found.variables if v.symbol.strip()],
             unit=found.unit,
             latex_verification=latex_verification(latex, _markup(chunk)),
             provenance=chunk_provenance(doc_id, chunk, found.span),

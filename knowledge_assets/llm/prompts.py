@@ -91,8 +91,10 @@ def parse_template(branch: BranchName, text: str) -> PromptTemplate:
     if found != PLACEHOLDERS[branch]:
         raise PromptError(f"prompt {branch}: placeholders {sorted(found)}, expected {sorted(PLACEHOLDERS[branch])}")
     if "<document>" not in user or DATA_NOT_INSTRUCTIONS not in system:
-        raise PromptError(f"prompt {branch}: document content must sit in <document> under the data-not-instructions line")
-    return PromptTemplate(branch, system.rstrip() + "\n", user.strip() + "\n", hashlib.sha256(text.encode("utf-8")).hexdigest())
+        raise PromptError(f"prompt {branch}: document content must sit in <document> "
+                          "under the data-not-instructions line")
+    return PromptTemplate(branch, system.rstrip() + "\n", user.strip() + "\n",
+                          hashlib.sha256(text.encode("utf-8")).hexdigest())
 
 
 def prompts_dir() -> Path:
@@ -202,9 +204,11 @@ def placeholder_values(request: ExtractionRequest) -> dict[str, str]:
                 "chunks": render_chunks(request.distinct_chunks())}
     if isinstance(request, DomainContextRequest):
         return {"outline": "\n".join(defuse(h) for h in request.outline) or "(no headings)",
-                "candidates": render_candidates(request.candidates, request.chunks), "chunks": render_chunks(request.chunks)}
+                "candidates": render_candidates(request.candidates, request.chunks),
+                "chunks": render_chunks(request.chunks)}
     if isinstance(request, (FormulaRequest, RuleRequest)):
-        return {"candidates": render_candidates(request.candidates, request.chunks), "chunks": render_chunks(request.chunks)}
+        return {"candidates": render_candidates(request.candidates, request.chunks),
+                "chunks": render_chunks(request.chunks)}
     raise TypeError(f"not an extraction request: {type(request).__name__}")
 
 

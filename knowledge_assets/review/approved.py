@@ -26,8 +26,8 @@ from pydantic import BaseModel
 from knowledge_assets import branches
 from knowledge_assets import contracts as c
 from knowledge_assets.branches import DOMAIN_CONTEXT, FORMULA, GLOSSARY, RULE
-from knowledge_assets.export import ExportError
 from knowledge_assets.domain_derivations import complete_domain
+from knowledge_assets.export import ExportError
 from knowledge_assets.review.decisions import Review
 from knowledge_assets.review.entities import KEY_PARAMETER, MODELS, EntityKey, Kind, extracted_documents
 from knowledge_assets.review.status import ReviewStatus, review_statuses
@@ -126,7 +126,8 @@ def select_approved(doc_id: str, statuses: Sequence[ReviewStatus]) -> ApprovedKn
     for entry in pruned:
         if entry.key.kind == _DOMAIN:
             edited = entry.review.decision == "edited"
-            domain = entry.entity.model_copy(update={"key_parameters": _key_parameters(entry.entity, edited, terms, confirmed)})  # type: ignore[arg-type]
+            domain = entry.entity.model_copy(
+                update={"key_parameters": _key_parameters(entry.entity, edited, terms, confirmed)})  # type: ignore[arg-type]
             domain = complete_domain(domain, others.of(_TERM), others.of(_FORMULA), others.of(_RULE))
             entry = ApprovedEntry(entry.key, entry.review, domain)
         entries.append(entry)

@@ -42,7 +42,8 @@ class Review:
             "entity_id": self.key.entity_id,
             "surface": self.key.surface,
             "decision": self.decision,
-            "edited_payload": None if self.edited_payload is None else json.dumps(self.edited_payload, ensure_ascii=False),
+            "edited_payload": (None if self.edited_payload is None
+                               else json.dumps(self.edited_payload, ensure_ascii=False)),
             "reviewer": self.reviewer,
             "reviewed_at": self.reviewed_at,
             "note": self.note,

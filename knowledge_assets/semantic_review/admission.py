@@ -14,9 +14,9 @@ from pydantic import TypeAdapter, ValidationError
 
 from knowledge_assets import branches
 from knowledge_assets import contracts as c
+from knowledge_assets.semantic_review.vocabulary import ENTITY_KINDS, EntityKind
 from knowledge_assets.verify.latex import latex_verification, transcribes_plain_text
 from knowledge_assets.verify.spans import is_verbatim
-from knowledge_assets.semantic_review.vocabulary import ENTITY_KINDS, EntityKind
 
 
 @cache
@@ -109,7 +109,8 @@ def admit(case_id: str, payloads: object, chunks: dict[str, c.Chunk]) -> Admitte
             admitted.problems.append(f"{kind.payload} repeats an {kind.id_field}")
         for item in items:
             if item["provenance"]["doc_id"] != case_id:
-                admitted.problems.append(f"{kind.payload} {item[kind.id_field]}: provenance names {item['provenance']['doc_id']}")
+                admitted.problems.append(f"{kind.payload} {item[kind.id_field]}: "
+                                         f"provenance names {item['provenance']['doc_id']}")
             entity = _entity(kind, item, chunks)
             admitted.problems.extend(
                 f"{kind.payload} {entity.entity_id}: {span.field} is not verbatim in the frozen source"

@@ -28,8 +28,10 @@ def entity_rows(doc_id: str, entities: list[BaseModel]) -> list[dict]:
 
 
 def load_entities(store: Store, table: str, doc_id: str, model: type[Entity]) -> list[Entity]:
-    rows = store.fetch(f'SELECT * EXCLUDE (doc_id) FROM "{table}" WHERE doc_id = ? ORDER BY {ORDER_BY[table]}', [doc_id])
-    return [model.model_validate({k: v for k, v in row.items() if v is not None or k in model.model_fields}) for row in rows]
+    rows = store.fetch(f'SELECT * EXCLUDE (doc_id) FROM "{table}" WHERE doc_id = ? ORDER BY {ORDER_BY[table]}',
+                       [doc_id])
+    return [model.model_validate({k: v for k, v in row.items() if v is not None or k in model.model_fields})
+            for row in rows]
 
 
 def load_branch(store: Store, branch: BranchSpec, doc_id: str) -> list:

@@ -77,7 +77,8 @@ def discover(chunks: list[Chunk], words_of: ChunkWords | None = None) -> Discove
     return Discovery(candidates + defined, pairs, aliases, frozenset(symbols), defined)
 
 
-_NAME_KINDS: dict[str, MentionKind] = {"term": "defined", "abbreviation": "short_form", "expansion": "long_form", "alias": "gloss"}
+_NAME_KINDS: dict[str, MentionKind] = {"term": "defined", "abbreviation": "short_form", "expansion": "long_form",
+                                       "alias": "gloss"}
 
 
 def _defined_names(chunk: Chunk, definition: Candidate) -> list[Mention]:

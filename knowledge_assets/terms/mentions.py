@@ -60,7 +60,9 @@ class Mention:
         return Mention(self.chunk_id, self.start, self.end, self.surface, self.kind, self.noise, term_id)
 
 
-def find_occurrences(chunks: list[Chunk], candidates: list[Mention], words_of: ChunkWords | None = None) -> list[Mention]:
+def find_occurrences(
+    chunks: list[Chunk], candidates: list[Mention], words_of: ChunkWords | None = None
+) -> list[Mention]:
     """Every occurrence of every candidate surface, longest match first and never overlapping.
 
     Acronyms and other short forms match case-sensitively (`MA` is not `ma`); other surfaces

@@ -43,7 +43,8 @@ def read_vocabulary(chunks: list[Chunk], short_forms: set[str], words_of: ChunkW
         for previous, word in zip(words, words[1:]):
             if heading and heading[0] <= word.start < heading[1]:
                 continue
-            if word.text not in chosen and is_title_word(word.text) and _capitalised_by_choice(chunk.text, previous, word.start):
+            if (word.text not in chosen and is_title_word(word.text)
+                    and _capitalised_by_choice(chunk.text, previous, word.start)):
                 chosen.add(word.text)
     return Vocabulary(frozenset(chosen), frozenset(short_forms))
 

@@ -128,7 +128,8 @@ def unverified_spans(document: StoredDocument) -> list[Finding]:
         provenance = row["provenance"]
         chunk = document.chunks.get(provenance["chunk_id"]) if provenance["chunk_id"] else None
         if provenance["chunk_id"] and chunk is None:
-            findings.append(Finding(entity, "provenance.chunk_id", f"{provenance['chunk_id']} is not a chunk of the document"))
+            findings.append(Finding(entity, "provenance.chunk_id",
+                                    f"{provenance['chunk_id']} is not a chunk of the document"))
             continue
         if not any(is_verbatim(provenance["span"], source.text) for source in ([chunk] if chunk else everywhere)):
             findings.append(Finding(entity, "provenance.span", "not verbatim in its provenance chunk"))
@@ -166,7 +167,8 @@ def _expected_formula_ids(document: StoredDocument, row: Row) -> set[str]:
     # of a document would share an id: any link of the chain is a contract-derived id.
     chunk_id = row["provenance"]["chunk_id"]
     chain = ((row["name"], row["formula_latex"]), (None, row["formula_latex"]), (None, None))
-    return {ids.formula_id(document.doc_id, name, latex, chunk_id) for name, latex in chain if name or latex or chunk_id}
+    return {ids.formula_id(document.doc_id, name, latex, chunk_id)
+            for name, latex in chain if name or latex or chunk_id}
 
 
 def _expected_rule_id(document: StoredDocument, row: Row) -> set[str]:
@@ -244,7 +246,8 @@ def contract_violations(document: StoredDocument) -> list[Finding]:
                 findings.append(Finding(entity, location, error["msg"]))
         provenance = row.get("provenance")
         if provenance is not None and provenance["doc_id"] != document.doc_id:
-            findings.append(Finding(entity, "provenance.doc_id", f"names {provenance['doc_id']}, not {document.doc_id}"))
+            findings.append(Finding(entity, "provenance.doc_id",
+                                    f"names {provenance['doc_id']}, not {document.doc_id}"))
     return findings
 
 

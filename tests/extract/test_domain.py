@@ -14,7 +14,8 @@ def test_the_request_holds_every_candidate_chunk_and_the_definitions_opening():
     chunks = [chunk(0, "Widget Handbook", "Widget Handbook"), chunk(1, "Filler one.", "Widget Handbook"),
               chunk(2, "Filler two.", "Widget Handbook"),
               *[chunk(i, f"Filler {i}.", "Widget Handbook", f"{i}. Part") for i in range(3, 30)],
-              chunk(30, "In this handbook the following terms are used:", "Widget Handbook", "30. Terms and Definitions"),
+              chunk(30, "In this handbook the following terms are used:", "Widget Handbook",
+                    "30. Terms and Definitions"),
               chunk(31, "Widget: a small part.", "Widget Handbook", "30. Terms and Definitions"),
               chunk(32, "This document specifies widget checks.", "Widget Handbook", "31. Checks")]
     request = domain_request(chunks)

@@ -167,8 +167,9 @@ def test_an_obeyed_purpose_is_nulled_and_the_title_kept(obeyed):
 def test_no_injected_sentence_is_stored_as_content_by_either_backend(run, request):
     store, doc_id = request.getfixturevalue(run)
     stored = _stored_prose(store, doc_id)
-    assert not [value for value in stored if any(part in value for part in ("previous instructions", "helpful assistant",
-                                                                            "instruksi sebelumnya"))]
+    assert not [value for value in stored
+                if any(part in value for part in ("previous instructions", "helpful assistant",
+                                                  "instruksi sebelumnya"))]
     assert GOOD_RULE in stored
 
 

@@ -75,14 +75,16 @@ def test_formula_is_transcribed_with_variables_linked_and_verification_set_by_co
 
 def test_the_joint_survey_rule_is_split_into_condition_and_consequence_and_linked(offline_run):
     store, _, _ = offline_run
-    rule = _one(store, "SELECT * FROM rules WHERE doc_id = ? AND regexp_replace(condition, '\\s+', ' ', 'g') LIKE '%joint survey belum tersedia%'", PRM)
+    rule = _one(store, "SELECT * FROM rules WHERE doc_id = ? AND regexp_replace(condition, '\\s+', ' ', 'g') "
+                       "LIKE '%joint survey belum tersedia%'", PRM)
     assert rule["rule_type"] == "calculation"
     assert "truck count" in rule["consequence"]
 
 
 def test_a_rule_links_the_terms_it_names_and_the_formulas_defining_them(offline_run):
     store, _, _ = offline_run
-    rule = _one(store, "SELECT * FROM rules WHERE doc_id = ? AND condition LIKE 'Apabila PA dihitung untuk grup unit%'", PRM)
+    rule = _one(store, "SELECT * FROM rules WHERE doc_id = ? AND condition LIKE 'Apabila PA dihitung untuk grup unit%'",
+                PRM)
     pa = _one(store, "SELECT term_id, defining_formula_id FROM glossary WHERE doc_id = ? AND term = 'PA'", PRM)
     assert pa["term_id"] in rule["term_ids"]
     assert pa["defining_formula_id"] in rule["formula_ids"]
@@ -99,7 +101,8 @@ def test_domain_context_is_located_derived_and_counted(offline_run):
               for t in ("glossary", "formulas", "rules")}
     assert (domain["n_terms"], domain["n_formulas"], domain["n_rules"]) == (
         counts["glossary"], counts["formulas"], counts["rules"])
-    tags = [t for r in store.fetch("SELECT subdomain_tags FROM glossary WHERE doc_id = ?", [PRM]) for t in r["subdomain_tags"]]
+    tags = [t for r in store.fetch("SELECT subdomain_tags FROM glossary WHERE doc_id = ?", [PRM])
+            for t in r["subdomain_tags"]]
     assert domain["subdomains"] and domain["subdomains"][0] == max(set(tags), key=lambda t: (tags.count(t), -ord(t[0])))
 
 

@@ -110,7 +110,8 @@ def test_a_fabricated_purpose_is_refused_and_an_unresolved_key_parameter_is_queu
     assert reasons == [{"reason": "purpose_verbatim is not a verbatim transcription of the source"}]
     key = {k["surface"]: k["term_id"] for k in domain["key_parameters"]}
     assert key["Mean Time To Repair (MTTR)"] is not None and key["Grouping (Composite)"] is None
-    queue = store.fetch("SELECT rank, row_kind, term, domain_id FROM review_queue WHERE doc_id = ? ORDER BY rank", [doc_id])
+    queue = store.fetch("SELECT rank, row_kind, term, domain_id FROM review_queue WHERE doc_id = ? ORDER BY rank",
+                        [doc_id])
     assert queue[0] == {"rank": 1, "row_kind": "key_parameter", "term": "Grouping (Composite)",
                         "domain_id": domain["domain_id"]}
 

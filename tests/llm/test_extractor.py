@@ -171,8 +171,10 @@ def test_a_truncated_formula_batch_splits_its_chunks_with_their_candidates(opena
     openai_server.inject(Fault.truncated())
     results = Extractor.from_settings(replace(llm_settings, max_concurrency=1)).run(
         [FormulaRequest(chunks=chunks, candidates=candidates)])
-    assert [[c.chunk_id for c in r.request.chunks] for r in results] == [["DOC::0000", "DOC::0001"], ["DOC::0002", "DOC::0003"]]
-    assert [[c.chunk_id for c in r.request.candidates] for r in results] == [["DOC::0000", "DOC::0001"], ["DOC::0002", "DOC::0003"]]
+    assert [[c.chunk_id for c in r.request.chunks] for r in results] == [
+        ["DOC::0000", "DOC::0001"], ["DOC::0002", "DOC::0003"]]
+    assert [[c.chunk_id for c in r.request.candidates] for r in results] == [
+        ["DOC::0000", "DOC::0001"], ["DOC::0002", "DOC::0003"]]
 
 
 def test_the_retry_budget_is_shared_by_every_call_of_a_run(openai_server, llm_settings):

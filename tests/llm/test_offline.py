@@ -40,7 +40,8 @@ def heading_clusters(chunks: list[SourceChunk]) -> list[TermCluster]:
             entry["chunks"].append(chunk)
             names = {term_key(abbreviation), term_key(heading[start:end])}
             entry["candidates"] += [c for c in candidates if c.chunk_id == chunk.chunk_id
-                                    and any(term_key(p.text) in names for p in c.parts if p.role in ("term", "abbreviation"))]
+                                    and any(term_key(p.text) in names
+                                            for p in c.parts if p.role in ("term", "abbreviation"))]
     return [TermCluster(**entry) for entry in clusters.values()]
 
 
@@ -66,7 +67,8 @@ def outline(chunks: list[SourceChunk]) -> list[str]:
 
 def test_finds_the_definition_under_the_terms_heading(pdf_chunks):
     qty = glossary_by_term(pdf_chunks)["Qty"]
-    assert qty.definition == "Adalah jumlah equipment/unit yang digunakan untuk menghasilkan produksi dalam suatu periode."
+    assert qty.definition == ("Adalah jumlah equipment/unit yang digunakan untuk menghasilkan produksi "
+                              "dalam suatu periode.")
     assert qty.full_name == "Quantity"
     assert qty.chunk_id == "SKT-STD-PRM-001::0008" and qty.span == qty.definition
     assert "production" in qty.subdomain_tags and "equipment" in qty.subdomain_tags
@@ -95,7 +97,8 @@ def test_finds_english_definitions(markdown_chunks, term, opening):
 
 
 def test_abstains_when_nothing_defines_the_term(pdf_chunks):
-    cluster = TermCluster(key="t_tc", canonical="truck count", chunks=[c for c in pdf_chunks if "truck count" in c.text])
+    cluster = TermCluster(key="t_tc", canonical="truck count",
+                          chunks=[c for c in pdf_chunks if "truck count" in c.text])
     entry = offline.answer(GlossaryRequest(clusters=[cluster])).answer.terms[0]
     assert entry.definition is None and entry.full_name is None
     assert entry.span == "truck count" and entry.chunk_id is not None
@@ -106,7 +109,8 @@ def _selected(text: str, canonical: str, abbreviation: str | None = None):
     names = {term_key(n) for n in (canonical, abbreviation) if n}
     candidates = [c for c in find_definitions([chunk])
                   if any(term_key(p.text) in names for p in c.parts if p.role in ("term", "abbreviation"))]
-    cluster = TermCluster(key="t_x", canonical=canonical, abbreviation=abbreviation, chunks=[chunk], candidates=candidates)
+    cluster = TermCluster(key="t_x", canonical=canonical, abbreviation=abbreviation, chunks=[chunk],
+                          candidates=candidates)
     return offline.answer(GlossaryRequest(clusters=[cluster])).answer.terms[0]
 
 
@@ -160,7 +164,8 @@ def _formulas_of(text: str):
 
 
 def test_a_selected_formula_is_transcribed_as_written_with_its_legend_and_unit():
-    formula, = _formulas_of("Rate = Volume / Fill Time x 100%\nKeterangan:\nRate = laju isi (%)\nVolume = isi tangki (m3)\n")
+    formula, = _formulas_of("Rate = Volume / Fill Time x 100%\nKeterangan:\n"
+                            "Rate = laju isi (%)\nVolume = isi tangki (m3)\n")
     assert formula.name == "Rate" and formula.formula_latex == formula.span == "Rate = Volume / Fill Time x 100%"
     assert [(v.symbol, v.meaning) for v in formula.variables] == [("Volume", "isi tangki (m3)"), ("Fill Time", None)]
     assert formula.unit == "%" and formula.chunk_id == "doc::0001"
@@ -178,14 +183,16 @@ def test_a_tight_product_names_each_factor():
 
 
 def test_a_latex_block_keeps_its_markup_and_names_its_symbols():
-    formula, = _formulas_of("~~~ math\n\\mathrm{W_{est}} = W_{est} + \\alpha * \\frac{acked}{cwnd} \\text{ per ACK}\n~~~\n")
+    formula, = _formulas_of("~~~ math\n"
+                            "\\mathrm{W_{est}} = W_{est} + \\alpha * \\frac{acked}{cwnd} \\text{ per ACK}\n~~~\n")
     assert formula.formula_latex == "\\mathrm{W_{est}} = W_{est} + \\alpha * \\frac{acked}{cwnd} \\text{ per ACK}"
     assert formula.name == "\\mathrm{W_{est}}"
     assert [v.symbol for v in formula.variables] == ["W_{est}", "acked", "cwnd"]
 
 
 def test_environment_names_and_prose_of_a_piecewise_latex_formula_are_not_symbols():
-    formula, = _formulas_of("~~~ math\nG = \\left\\{\\begin{array}{ll} q & \\text{if } q < r \\end{array}\\right.\n~~~\n")
+    formula, = _formulas_of("~~~ math\n"
+                            "G = \\left\\{\\begin{array}{ll} q & \\text{if } q < r \\end{array}\\right.\n~~~\n")
     assert [v.symbol for v in formula.variables] == ["q", "r"]
 
 
@@ -214,7 +221,8 @@ def test_splits_the_joint_survey_rule(pdf_chunks):
 def test_english_rules_keep_an_or_inside_the_condition(markdown_chunks):
     rules = offline.answer(rule_request(markdown_chunks)).answer.rules
     backlog = next(r for r in rules if "Backlog Ratio" in r.span)
-    assert backlog.condition == "If the Backlog Ratio is greater than 2 weeks, or if any P1 backlog item is older than 3 days"
+    assert backlog.condition == ("If the Backlog Ratio is greater than 2 weeks, "
+                                 "or if any P1 backlog item is older than 3 days")
     assert backlog.consequence == "the backlog is escalated to the Site Manager"
     assert backlog.rule_type == "interpretation"
 
@@ -276,7 +284,8 @@ def test_locates_title_purpose_and_key_parameters(pdf_chunks):
     request = domain_request(pdf_chunks, 4)
     context = offline.answer(request).answer
     assert context.title == "STANDARD PARAMETER Production Parameter and Equipment\nCapacity Analysis (ECA)"
-    assert context.purpose_verbatim.startswith("Standard Parameter ini merupakan pedoman dalam perhitungan parameter produksi")
+    assert context.purpose_verbatim.startswith("Standard Parameter ini merupakan pedoman "
+                                               "dalam perhitungan parameter produksi")
     assert context.purpose_verbatim.endswith("Equipment Capacity Analysis (ECA).")
     assert context.key_parameters[:2] == ["Quantity (Qty)", "Physical Availability (PA)"]
     assert context.chunk_id == "SKT-STD-PRM-001::0001" and context.span == context.purpose_verbatim
@@ -362,7 +371,8 @@ def test_key_parameters_leave_out_the_issuing_authority():
 
 
 def test_key_parameters_take_the_defined_terms_the_title_names():
-    chunks = [SourceChunk(chunk_id="D::0000", text="PERATURAN MENTERI CONTOH\nNOMOR 7 TAHUN 2030\nTENTANG\nTARIF AIR BERSIH"),
+    chunks = [SourceChunk(chunk_id="D::0000",
+                          text="PERATURAN MENTERI CONTOH\nNOMOR 7 TAHUN 2030\nTENTANG\nTARIF AIR BERSIH"),
               SourceChunk(chunk_id="D::0001", text="Dalam Peraturan ini yang dimaksud dengan:\n1. Tarif Air Bersih "
                           "yang selanjutnya\ndisebut Tarif adalah harga air.\n2. Menteri adalah menteri contoh.\n"
                           "3. Pipa Induk adalah pipa besar.", heading_path=["Pasal 1"])]

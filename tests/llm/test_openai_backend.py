@@ -15,7 +15,8 @@ from knowledge_assets.llm.settings import resolve_settings
 from tests.llm.conftest import FAKE_KEY, valid_answer
 from tests.support.openai_server import Fault, OpenAIServer, prompt_text
 
-CHUNK = SourceChunk(chunk_id="DOC::0003", text="Production = MOHH x Qty x PA x UA x Pty", heading_path=["2.1. Production"])
+CHUNK = SourceChunk(chunk_id="DOC::0003", text="Production = MOHH x Qty x PA x UA x Pty",
+                    heading_path=["2.1. Production"])
 FORMULA = {
     "name": "Production",
     "formula_latex": "Production = MOHH \\times Qty \\times PA \\times UA \\times Pty",
@@ -59,7 +60,8 @@ def test_document_content_comes_last_inside_the_document_wrapper(openai_server, 
     OpenAIBackend(llm_settings).answer(formula_request())
     system, user = openai_server.requests[0].body["messages"]
     assert system["role"] == "system" and CHUNK.text not in system["content"]
-    assert user["content"].index("<document>") < user["content"].index(CHUNK.text) < user["content"].index("</document>")
+    assert (user["content"].index("<document>") < user["content"].index(CHUNK.text)
+            < user["content"].index("</document>"))
 
 
 def test_falls_back_to_json_object_when_the_server_lacks_json_schema(llm_settings, monkeypatch):

@@ -80,7 +80,8 @@ def test_domain_context_renders_the_outline():
 
 def test_a_placeholder_in_the_static_part_is_refused():
     with pytest.raises(PromptError, match="static part must not vary"):
-        parse_template("formula", f"Use {{{{chunks}}}}.\n{DATA_NOT_INSTRUCTIONS}\n=== user ===\n<document>\n{{{{chunks}}}}\n</document>\n")
+        parse_template("formula", f"Use {{{{chunks}}}}.\n{DATA_NOT_INSTRUCTIONS}\n"
+                                  "=== user ===\n<document>\n{{chunks}}\n</document>\n")
 
 
 def test_unknown_placeholders_are_refused():
@@ -90,7 +91,8 @@ def test_unknown_placeholders_are_refused():
 
 def test_prompt_hashes_follow_the_file_contents(tmp_path):
     for branch in PLACEHOLDERS:
-        (tmp_path / f"{branch}.txt").write_text((load_prompt(branch).system + "=== user ===\n" + load_prompt(branch).user))
+        (tmp_path / f"{branch}.txt").write_text((load_prompt(branch).system + "=== user ===\n"
+                                                 + load_prompt(branch).user))
     before = prompt_hashes(tmp_path)
     rule = tmp_path / "rule.txt"
     rule.write_text(rule.read_text().replace("You extract rules", "You extract every rule"))
@@ -101,7 +103,8 @@ def test_prompt_hashes_follow_the_file_contents(tmp_path):
 
 # --- candidates: suggestions found by code, shown inside the document, briefly ---
 
-DEFINING = "Physical Availability (PA) adalah proporsi waktu unit berada pada kondisi siap pakai selama satu periode produksi."
+DEFINING = ("Physical Availability (PA) adalah proporsi waktu unit berada pada kondisi siap pakai "
+            "selama satu periode produksi.")
 DEFINING_CHUNK = chunk("D::0003", f"2.1.3. Physical Availability (PA)\n{DEFINING}\nPA dihitung per unit.")
 RULE_TEXT = "Apabila data FMS tidak tersedia, maka digunakan timesheet operator sebagai sumber jam kerja unit."
 RULE_CHUNK = chunk("D::0009", f"2.4. Sumber data\n{RULE_TEXT}")
@@ -124,7 +127,8 @@ def rule_candidate():
 @pytest.mark.parametrize("branch", sorted(PLACEHOLDERS))
 def test_every_prompt_carries_the_candidates_inside_the_document_and_explains_them(branch):
     template = load_prompt(branch)
-    assert template.user.index("<document>") < template.user.index("{{candidates}}") < template.user.index("</document>")
+    assert (template.user.index("<document>") < template.user.index("{{candidates}}")
+            < template.user.index("</document>"))
     assert "`<candidates>`" in template.system and "abstain" in template.system
 
 
@@ -200,13 +204,16 @@ def test_candidate_text_cannot_close_the_data_wrapper():
 def test_the_static_part_does_not_vary_with_the_candidates():
     template = load_prompt("rule")
     without = template.messages(placeholder_values(RuleRequest(chunks=[RULE_CHUNK])))
-    with_candidates = template.messages(placeholder_values(RuleRequest(chunks=[RULE_CHUNK], candidates=[rule_candidate()])))
+    with_candidates = template.messages(placeholder_values(RuleRequest(chunks=[RULE_CHUNK],
+                                                                       candidates=[rule_candidate()])))
     assert without[0] == with_candidates[0] and without[1] != with_candidates[1]
 
 
 def test_a_section_heading_the_chunk_already_shows_is_not_repeated_as_an_attribute():
-    opening = SourceChunk(chunk_id="D::0002", text="2.1. Production\nProduction adalah volume.", heading_path=["2.1. Production"])
-    continuing = SourceChunk(chunk_id="D::0003", text="Production dihitung per shift.", heading_path=["2.1. Production"])
+    opening = SourceChunk(chunk_id="D::0002", text="2.1. Production\nProduction adalah volume.",
+                          heading_path=["2.1. Production"])
+    continuing = SourceChunk(chunk_id="D::0003", text="Production dihitung per shift.",
+                             heading_path=["2.1. Production"])
     rendered = placeholder_values(FormulaRequest(chunks=[opening, continuing]))["chunks"]
     assert '<chunk id="D::0002">' in rendered and '<chunk id="D::0003" section="2.1. Production">' in rendered
 

@@ -58,7 +58,8 @@ def test_an_asset_materialises_with_the_resource(monkeypatch, store):
     def probe(context: dg.AssetExecutionContext, knowledge_llm: KnowledgeLLM) -> dg.MaterializeResult:
         results = knowledge_llm.extractor(store).run([request])
         record_usage(store, results, doc_id="D", run_id=context.run.run_id)
-        return dg.MaterializeResult(metadata={**knowledge_llm.metadata(), **usage_totals(results, knowledge_llm.price_table_entry())})
+        return dg.MaterializeResult(metadata={**knowledge_llm.metadata(),
+                                              **usage_totals(results, knowledge_llm.price_table_entry())})
 
     instance = dg.DagsterInstance.ephemeral()  # kept alive: the result reads its events through it
     outcome = dg.materialize([probe], resources={"knowledge_llm": KnowledgeLLM()}, instance=instance)

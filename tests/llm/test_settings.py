@@ -11,8 +11,8 @@ FAKE_KEY = "sk-test-SECRET123"
 
 @pytest.fixture(autouse=True)
 def clean_environment(monkeypatch):
-    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "KNOWLEDGE_LLM_BACKEND", "KNOWLEDGE_LLM_MODEL", "KNOWLEDGE_LLM_CACHE",
-                 "KNOWLEDGE_LLM_TIMEOUT_S", "KNOWLEDGE_LLM_RETRY_BUDGET"):
+    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "KNOWLEDGE_LLM_BACKEND", "KNOWLEDGE_LLM_MODEL",
+                 "KNOWLEDGE_LLM_CACHE", "KNOWLEDGE_LLM_TIMEOUT_S", "KNOWLEDGE_LLM_RETRY_BUDGET"):
         monkeypatch.delenv(name, raising=False)
 
 

@@ -43,6 +43,7 @@ def test_a_configured_price_wins_and_an_unknown_model_has_none():
 
 def test_usage_rows_land_in_the_store(store):
     record_usage(store, RESULTS, doc_id="DOC", run_id="run-1")
-    rows = store.fetch("SELECT branch, prompt_tokens, cached_tokens, cache_hit, outcome FROM llm_usage ORDER BY prompt_tokens DESC, outcome")
+    rows = store.fetch("SELECT branch, prompt_tokens, cached_tokens, cache_hit, outcome FROM llm_usage "
+                       "ORDER BY prompt_tokens DESC, outcome")
     assert [(r["branch"], r["cache_hit"], r["outcome"]) for r in rows] == [
         ("rule", False, "invalid"), ("rule", False, "ok"), ("rule", True, "ok")]

@@ -8,8 +8,8 @@ import pytest
 from pydantic import TypeAdapter
 
 from knowledge_assets import contracts as c
-from knowledge_assets.export import ExportError
 from knowledge_assets.domain_derivations import aggregate_subdomains
+from knowledge_assets.export import ExportError
 from knowledge_assets.ids import domain_id
 from knowledge_assets.review.approved import approved_knowledge, export_approved, write_approved_knowledge
 from knowledge_assets.review.decisions import record_decision
@@ -26,7 +26,8 @@ def _term(store, term):
 
 
 def _formula(store, name):
-    return one(store, "SELECT formula_id FROM formulas WHERE doc_id = ? AND name = ? ORDER BY formula_id LIMIT 1", KPI, name)["formula_id"]
+    return one(store, "SELECT formula_id FROM formulas WHERE doc_id = ? AND name = ? ORDER BY formula_id LIMIT 1",
+               KPI, name)["formula_id"]
 
 
 def _approve(store, *refs):
@@ -46,7 +47,8 @@ def _edit(store, ref, **changes):
 @pytest.fixture
 def mtbf(extracted):
     """The MTBF term, its formula and its rule, each approved."""
-    rule = one(extracted, "SELECT rule_id FROM rules WHERE doc_id = ? AND condition = ?", KPI, MTBF_RULE_CONDITION)["rule_id"]
+    rule = one(extracted, "SELECT rule_id FROM rules WHERE doc_id = ? AND condition = ?",
+               KPI, MTBF_RULE_CONDITION)["rule_id"]
     ids = {"term": _term(extracted, "MTBF"), "formula": _formula(extracted, "MTBF"), "rule": rule}
     _approve(extracted, *ids.values())
     return ids
@@ -58,7 +60,8 @@ def test_only_approved_and_edited_entries_are_selected_never_rejected_or_unrevie
     _reject(extracted, mttr)
     knowledge = approved_knowledge(extracted, KPI)
     assert {t.term_id for t in knowledge.of("term")} == {mtbf["term"], ma}
-    assert next(t for t in knowledge.of("term") if t.term_id == ma).definition == "MA is working time over working plus repair time."
+    assert (next(t for t in knowledge.of("term") if t.term_id == ma).definition
+            == "MA is working time over working plus repair time.")
     assert [f.formula_id for f in knowledge.of("formula")] == [mtbf["formula"]]
     assert [r.rule_id for r in knowledge.of("rule")] == [mtbf["rule"]]
     assert knowledge.of("domain") == [] and knowledge.of("key_parameter") == []
@@ -79,7 +82,8 @@ def test_links_to_entries_outside_the_approved_set_are_pruned(extracted, mtbf):
     [rule] = knowledge.of("rule")
     assert rule.term_ids == [mtbf["term"]] and rule.formula_ids == [mtbf["formula"]]
     [formula] = knowledge.of("formula")
-    assert {v.symbol: v.term_id for v in formula.variables} == {"Operating Hours": operating_hours, "Number of Breakdowns": None}
+    assert {v.symbol: v.term_id for v in formula.variables} == {"Operating Hours": operating_hours,
+                                                                "Number of Breakdowns": None}
     terms = {t.term: t for t in knowledge.of("term")}
     assert terms["MTBF"].defining_formula_id == mtbf["formula"]
     assert terms["MA"].defining_formula_id is None  # its formula is not approved
@@ -102,7 +106,8 @@ def test_an_approved_domain_keeps_the_key_parameters_an_approval_backs_and_count
 
 def test_an_edited_domain_is_the_experts_statement_with_links_pruned(extracted, mtbf):
     _edit(extracted, DOMAIN, title="Maintenance KPIs", key_parameters=[
-        c.KeyParameter(surface="MTBF", term_id=mtbf["term"]), c.KeyParameter(surface="PA", term_id=_term(extracted, "PA"))])
+        c.KeyParameter(surface="MTBF", term_id=mtbf["term"]),
+        c.KeyParameter(surface="PA", term_id=_term(extracted, "PA"))])
     [domain] = approved_knowledge(extracted, KPI).of("domain")
     assert domain.title == "Maintenance KPIs"
     assert [(p.surface, p.term_id) for p in domain.key_parameters] == [("MTBF", mtbf["term"]), ("PA", None)]
@@ -113,7 +118,8 @@ def test_export_approved_writes_the_contract_shapes_one_folder_per_document(extr
     _approve(extracted, DOMAIN)
     written = export_approved(extracted, tmp_path)
     assert sorted(p.relative_to(tmp_path).as_posix() for p in written) == sorted(
-        [f"{KPI}/{name}" for name in ("glossary.json", "interpretation_pack.json", "formulas.json", "domain_context.json")]
+        [f"{KPI}/{name}"
+         for name in ("glossary.json", "interpretation_pack.json", "formulas.json", "domain_context.json")]
         + [f"{PRM}/{name}" for name in ("glossary.json", "interpretation_pack.json", "formulas.json")])
     load = lambda doc, name: json.loads((tmp_path / doc / name).read_text(encoding="utf-8"))  # noqa: E731
     glossary = load(KPI, "glossary.json")
@@ -138,11 +144,13 @@ def test_exporting_an_unknown_document_is_refused_before_anything_is_written(ext
 
 def test_the_approved_knowledge_table_is_replaced_per_document_by_each_write(extracted, mtbf):
     write_approved_knowledge(extracted)
-    rows = extracted.fetch("SELECT doc_id, entity_kind, entity_id, decision, reviewer, payload FROM approved_knowledge ORDER BY entity_kind")
+    rows = extracted.fetch("SELECT doc_id, entity_kind, entity_id, decision, reviewer, payload "
+                           "FROM approved_knowledge ORDER BY entity_kind")
     assert [(r["doc_id"], r["entity_kind"], r["entity_id"], r["decision"]) for r in rows] == [
         (KPI, "formula", mtbf["formula"], "approved"), (KPI, "rule", mtbf["rule"], "approved"),
         (KPI, "term", mtbf["term"], "approved")]
     assert c.GlossaryEntry.model_validate_json(rows[2]["payload"]).term == "MTBF"
     _reject(extracted, mtbf["rule"])
     write_approved_knowledge(extracted)
-    assert {r["entity_kind"] for r in extracted.fetch("SELECT entity_kind FROM approved_knowledge")} == {"formula", "term"}
+    assert ({r["entity_kind"] for r in extracted.fetch("SELECT entity_kind FROM approved_knowledge")}
+            == {"formula", "term"})

@@ -2,9 +2,9 @@
 
 import dagster as dg
 
+from knowledge_assets.definitions import defs
 from knowledge_assets.defs.assets.review import approved_knowledge
 from knowledge_assets.defs.resources import KnowledgeStore
-from knowledge_assets.definitions import defs
 from knowledge_assets.ids import domain_id, term_id
 from knowledge_assets.review.decisions import record_decision
 from knowledge_assets.review.entities import find
@@ -31,6 +31,7 @@ def test_materialising_it_writes_the_table_and_reports_counts_per_kind_and_per_d
     assert metadata["dagster/row_count"] == 2 and metadata["documents"] == 2
     assert (metadata["approved_term"], metadata["approved_domain"], metadata["approved_rule"]) == (1, 1, 0)
     assert (metadata["entries_approved"], metadata["entries_rejected"]) == (2, 1)
-    assert f"| {KPI} | 1 | 0 | 0 | 1 | 0 |" in metadata["by_document"] and f"| {PRM} | 0 | 0 | 0 | 0 | 0 |" in metadata["by_document"]
+    assert (f"| {KPI} | 1 | 0 | 0 | 1 | 0 |" in metadata["by_document"]
+            and f"| {PRM} | 0 | 0 | 0 | 0 | 0 |" in metadata["by_document"])
     rows = extracted.fetch("SELECT entity_kind, entity_id FROM approved_knowledge ORDER BY entity_kind")
     assert rows == [{"entity_kind": "domain", "entity_id": domain_id(KPI)}, {"entity_kind": "term", "entity_id": MTTR}]

@@ -41,7 +41,8 @@ def test_list_is_the_queue_in_rank_order_with_span_and_page_no(extracted, capsys
     items = _pending(capsys)
     assert [i["rank"] for i in items] == list(range(1, len(items) + 1))
     assert items[0]["id"] == SKT and items[0]["reason"] == c.REVIEW_REASON_UNRESOLVED_KEY_PARAMETER
-    queue = extracted.fetch("SELECT term_id FROM review_queue WHERE doc_id = ? AND row_kind = 'term' ORDER BY rank", [KPI])
+    queue = extracted.fetch("SELECT term_id FROM review_queue WHERE doc_id = ? AND row_kind = 'term' ORDER BY rank",
+                            [KPI])
     assert [i["id"] for i in items if i["kind"] == "term"] == [r["term_id"] for r in queue]
     kinds = [i["kind"] for i in items]
     assert kinds.index("domain") < kinds.index("formula") < kinds.index("rule")
@@ -58,7 +59,8 @@ def test_approve_appends_one_row_holding_what_the_reviewer_saw(extracted, capsys
     assert code == 0, err
     assert f"approved term {MTTR} (MTTR) in {KPI}" in out
     [row] = _reviews(extracted)
-    assert {k: row[k] for k in ("doc_id", "entity_kind", "entity_id", "surface", "decision", "reviewer", "note", "edited_payload")} == {
+    assert {k: row[k] for k in ("doc_id", "entity_kind", "entity_id", "surface", "decision", "reviewer", "note",
+                                "edited_payload")} == {
         "doc_id": KPI, "entity_kind": "term", "entity_id": MTTR, "surface": None, "decision": "approved",
         "reviewer": "alice", "note": "checked p.1", "edited_payload": None}
     seen = json.loads(row["reviewed_content"])
@@ -81,7 +83,8 @@ def test_edit_stores_the_corrected_entry_validated_against_its_contract_model(ex
     assert code == 0, err
     row = one(extracted, "SELECT decision, edited_payload FROM knowledge_reviews WHERE entity_id = ?", MTTR)
     edited = c.GlossaryEntry.model_validate_json(row["edited_payload"])
-    assert row["decision"] == "edited" and edited.definition == "MTTR is the mean time to bring a unit back into service."
+    assert (row["decision"] == "edited"
+            and edited.definition == "MTTR is the mean time to bring a unit back into service.")
 
 
 def test_a_key_parameter_is_reviewed_by_domain_id_and_surface(extracted, capsys):
@@ -129,13 +132,15 @@ BAD_INPUTS = [
     (("reject", MTTR, "--reviewer", "bob"), "the following arguments are required: --note"),
     (("reject", MTTR, "--reviewer", "bob", "--note", " "), "a rejection needs a note"),
     (("approve", f"{DOMAIN}:Mean Time To Repair (MTTR)", "--reviewer", "alice"), f"corroborated by term {MTTR}"),
-    (("approve", f"{DOMAIN}:Grouping (Composite)", "--reviewer", "alice"), "no uncorroborated key parameter 'Grouping (Composite)'"),
+    (("approve", f"{DOMAIN}:Grouping (Composite)", "--reviewer", "alice"),
+     "no uncorroborated key parameter 'Grouping (Composite)'"),
     (("list", "--doc-id", "NO-SUCH-DOC"), "NO-SUCH-DOC: no extracted knowledge"),
     (("show", "f_0000000000"), "f_0000000000: no formula f_0000000000"),
 ]
 
 
-@pytest.mark.parametrize(("argv", "message"), BAD_INPUTS, ids=[" ".join(a[:2]) + f" #{n}" for n, (a, _) in enumerate(BAD_INPUTS)])
+@pytest.mark.parametrize(("argv", "message"), BAD_INPUTS,
+                         ids=[" ".join(a[:2]) + f" #{n}" for n, (a, _) in enumerate(BAD_INPUTS)])
 def test_a_bad_id_document_or_argument_is_refused_and_writes_nothing(extracted, capsys, argv, message):
     before = snapshot(extracted)
     code, out, err = run_cli(capsys, "review", *argv)
@@ -149,13 +154,16 @@ BAD_PAYLOADS = [
     ("wrong_type.json", {"definition": 5}, "definition: Input should be a valid string"),
     ("unknown_field.json", {"formula_latex": "x"}, "formula_latex: Extra inputs are not permitted"),
     ("other_entry.json", {"term_id": MTBF}, f"term_id is '{MTBF}', but the entry under review is {MTTR}"),
-    ("other_document.json", {"provenance": {"doc_id": "SKT-STD-PRM-001", "span": "MTTR"}}, "provenance.doc_id is 'SKT-STD-PRM-001'"),
+    ("other_document.json", {"provenance": {"doc_id": "SKT-STD-PRM-001", "span": "MTTR"}},
+     "provenance.doc_id is 'SKT-STD-PRM-001'"),
     ("bad_enum.json", {"subdomain_tags": ["finance"]}, "subdomain_tags.0: Input should be"),
 ]
 
 
 @pytest.mark.parametrize(("name", "change", "message"), BAD_PAYLOADS, ids=[p[0] for p in BAD_PAYLOADS])
-def test_an_invalid_edited_payload_is_refused_naming_the_file_and_writes_nothing(extracted, capsys, tmp_path, name, change, message):
+def test_an_invalid_edited_payload_is_refused_naming_the_file_and_writes_nothing(
+    extracted, capsys, tmp_path, name, change, message
+):
     path = tmp_path / name
     if isinstance(change, dict):
         path = _entry_file(capsys, tmp_path, MTTR, **change).rename(path)

@@ -30,7 +30,8 @@ def _reviews(store):
 
 
 def _approved_table(pipeline) -> set[tuple[str, str]]:
-    result = dg.materialize([approved_knowledge], instance=pipeline.instance, resources={"knowledge_store": KnowledgeStore()})
+    result = dg.materialize([approved_knowledge], instance=pipeline.instance,
+                            resources={"knowledge_store": KnowledgeStore()})
     assert result.success
     return {(r["entity_kind"], r["entity_id"]) for r in pipeline.store.fetch("SELECT * FROM approved_knowledge")}
 
@@ -45,11 +46,14 @@ def _tuned_prompts(tmp_path):
     shutil.copytree(PROMPTS_DIR, prompts)
     glossary = prompts / "glossary.txt"
     static, user = glossary.read_text(encoding="utf-8").split(USER_MARKER, 1)
-    glossary.write_text(static + "\nPrefer the sentence under the term's own heading.\n" + USER_MARKER + user, encoding="utf-8")
+    glossary.write_text(static + "\nPrefer the sentence under the term's own heading.\n" + USER_MARKER + user,
+                        encoding="utf-8")
     return prompts
 
 
-def test_an_approval_survives_a_re_run_with_a_changed_prompt_when_the_content_is_unchanged(pipeline, tmp_path, monkeypatch):
+def test_an_approval_survives_a_re_run_with_a_changed_prompt_when_the_content_is_unchanged(
+    pipeline, tmp_path, monkeypatch
+):
     doc_id = pipeline.extract()
     store = pipeline.store
     assert find(store, MTTR).entity.diff_status == "new"

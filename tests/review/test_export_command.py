@@ -21,7 +21,9 @@ def test_export_approved_writes_only_approved_entries_for_every_document(extract
     assert not (tmp_path / KPI / "domain_context.json").exists()
 
 
-def test_export_without_a_document_or_approved_and_of_an_unknown_document_fail_writing_nothing(extracted, capsys, tmp_path):
+def test_export_without_a_document_or_approved_and_of_an_unknown_document_fail_writing_nothing(
+    extracted, capsys, tmp_path
+):
     before = snapshot(extracted)
     assert run_cli(capsys, "export", "--out", str(tmp_path / "a"))[0] == 1
     code, _, err = run_cli(capsys, "export", "--approved", "--doc-id", "NO-SUCH-DOC", "--out", str(tmp_path / "b"))

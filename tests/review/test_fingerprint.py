@@ -6,11 +6,13 @@ import pytest
 from knowledge_assets import contracts as c
 from knowledge_assets.review.fingerprint import changed_fields, fingerprint, reviewed_content
 
-PROVENANCE = c.Provenance(doc_id="D", span="PA adalah ketersediaan fisik.", page=2, section_no="2.1.3", chunk_id="D::0007")
+PROVENANCE = c.Provenance(doc_id="D", span="PA adalah ketersediaan fisik.", page=2, section_no="2.1.3",
+                          chunk_id="D::0007")
 TERM = c.GlossaryEntry(
-    term_id="t_0000000001", term="PA", full_name="Physical Availability", source_wording="2.1.3. Physical of Availability (PA)",
-    definition="PA adalah ketersediaan fisik.", defining_formula_id="f_0000000001", subdomain_tags=["equipment", "maintenance"],
-    mention_count=43, provenance=PROVENANCE,
+    term_id="t_0000000001", term="PA", full_name="Physical Availability",
+    source_wording="2.1.3. Physical of Availability (PA)", definition="PA adalah ketersediaan fisik.",
+    defining_formula_id="f_0000000001", subdomain_tags=["equipment", "maintenance"], mention_count=43,
+    provenance=PROVENANCE,
 )
 FORMULA = c.FormulaEntry(
     formula_id="f_0000000001", name="PA", formula_latex="PA = (MOHH - BD) / MOHH", unit="%",
@@ -19,14 +21,17 @@ FORMULA = c.FormulaEntry(
 )
 RULE = c.RuleEntry(
     rule_id="r_0000000001", rule_type="calculation", statement=None, condition="Apabila data belum tersedia",
-    consequence="maka digunakan truck count", formula_ids=["f_0000000001"], term_ids=["t_0000000001"], provenance=PROVENANCE,
+    consequence="maka digunakan truck count", formula_ids=["f_0000000001"], term_ids=["t_0000000001"],
+    provenance=PROVENANCE,
 )
 DOMAIN = c.DomainContext(
-    domain_id="d_0000000001", title="Standard Parameter", purpose_verbatim="Pedoman perhitungan.", outline=["1. TUJUAN"],
+    domain_id="d_0000000001", title="Standard Parameter", purpose_verbatim="Pedoman perhitungan.",
+    outline=["1. TUJUAN"],
     key_parameters=[c.KeyParameter(surface="PA", term_id="t_0000000001"), c.KeyParameter(surface="ECA")],
     subdomains=["production"], n_terms=5, n_formulas=2, n_rules=1, provenance=PROVENANCE,
 )
-ENTITIES = {"term": TERM, "formula": FORMULA, "rule": RULE, "domain": DOMAIN, "key_parameter": c.KeyParameter(surface="ECA")}
+ENTITIES = {"term": TERM, "formula": FORMULA, "rule": RULE, "domain": DOMAIN,
+            "key_parameter": c.KeyParameter(surface="ECA")}
 
 
 def _print(kind, entity):
@@ -76,7 +81,8 @@ def test_a_change_of_reviewed_content_changes_the_fingerprint_and_is_named(kind,
 def test_text_re_wrapped_by_a_model_is_the_same_content():
     rewrapped = TERM.model_copy(update={"definition": "PA  adalah\nketersediaan fisik."})
     assert _print("term", rewrapped) == _print("term", TERM)
-    assert _print("term", TERM.model_copy(update={"definition": "pa adalah ketersediaan fisik."})) != _print("term", TERM)
+    assert (_print("term", TERM.model_copy(update={"definition": "pa adalah ketersediaan fisik."}))
+            != _print("term", TERM))
 
 
 def test_a_fingerprint_is_a_full_sha256_of_the_content():

@@ -22,6 +22,7 @@ def test_a_decided_entry_leaves_the_stored_queue_and_returns_when_its_content_ch
     pipeline.extract()
     assert MTTR not in _queued(pipeline.store)
     text = pipeline.document.read_text(encoding="utf-8")
-    pipeline.document.write_text(text.replace(MTTR_DEFINITION, MTTR_DEFINITION.replace("return", "bring")), encoding="utf-8")
+    pipeline.document.write_text(text.replace(MTTR_DEFINITION, MTTR_DEFINITION.replace("return", "bring")),
+                                 encoding="utf-8")
     pipeline.extract()
     assert MTTR in _queued(pipeline.store)

@@ -52,13 +52,15 @@ def test_a_rejection_of_other_content_is_stale_too(extracted):
     seen = {**reviewed_content("term", item.entity), "full_name": None}
     [status] = statuses_of([item], {item.key: _review_of(item, "rejected", seen)})
     assert status.state == "stale"
-    assert status.stale_reason.startswith('full_name changed since rejected by alice on 2026-09-10 14:03 UTC: full_name was "null"')
+    assert status.stale_reason.startswith('full_name changed since rejected by alice on 2026-09-10 14:03 UTC: '
+                                          'full_name was "null"')
 
 
 def test_every_current_entity_has_a_status_and_resolved_key_parameters_need_none(extracted):
     statuses = review_statuses(extracted, KPI)
     kinds = [s.key.kind for s in statuses]
-    counts = {t: len(extracted.fetch(f"SELECT 1 FROM {t} WHERE doc_id = ?", [KPI])) for t in ("glossary", "formulas", "rules")}
+    counts = {t: len(extracted.fetch(f"SELECT 1 FROM {t} WHERE doc_id = ?", [KPI]))
+              for t in ("glossary", "formulas", "rules")}
     assert (kinds.count("term"), kinds.count("formula"), kinds.count("rule"), kinds.count("domain")) == (
         counts["glossary"], counts["formulas"], counts["rules"], 1)
     assert [s.key.ref for s in statuses if s.key.kind == "key_parameter"] == [SKT]

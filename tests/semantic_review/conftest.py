@@ -115,7 +115,9 @@ def make_flow(root: Path, documents: Path, gold: Path, *, policy: dict = POLICY,
     return Flow(root, root / "bundle", root / "plan" / "plan.json", root / "capture" / "captures.json", captured)
 
 
-def tiny_inputs(root: Path, *, document: str = TINY_DOCUMENT, gold: dict = TINY_GOLD, references: str | None = None) -> tuple[Path, Path]:
+def tiny_inputs(
+    root: Path, *, document: str = TINY_DOCUMENT, gold: dict = TINY_GOLD, references: str | None = None
+) -> tuple[Path, Path]:
     """A one-document corpus; `references` ("ready" or "changes_requested") adds the gold's
     reference records with that independent decision."""
     documents, gold_dir = root / "documents", root / "gold"

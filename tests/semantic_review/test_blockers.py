@@ -58,7 +58,8 @@ def test_a_payload_the_contract_refuses_blocks(sample_flow):
     result, report = _review_altered(sample_flow, "contract", add_field)
     assert result["status"] == "blocked"
     assert report["blockers"]["engineering"] == [
-        "case SKT-STD-PRM-001 repeat 1: formulas.json is refused by the contract (0.confidence: Extra inputs are not permitted)"]
+        "case SKT-STD-PRM-001 repeat 1: formulas.json is refused by the contract "
+        "(0.confidence: Extra inputs are not permitted)"]
 
 
 def test_a_capture_with_other_prompts_than_the_plan_declared_blocks(sample_flow):

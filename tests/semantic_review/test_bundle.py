@@ -18,8 +18,10 @@ def _bundle(tmp_path, gold_dir, documents):
 
 def test_the_bundle_holds_the_exact_bytes_and_every_obligation_of_the_gold(tmp_path):
     gold = {**TINY_GOLD, "formulas": [{"name": "MTTR", "formula": "MTTR = repair hours / repairs", "variables": []}],
-            "rules": [{"rule_type": "calculation", "statement": "Availability is reported every month.", "required": False}],
-            "domain": {"title": "Tiny KPI Note", "purpose": "This note defines Mean Time To Repair (MTTR) for haul trucks."},
+            "rules": [{"rule_type": "calculation", "statement": "Availability is reported every month.",
+                       "required": False}],
+            "domain": {"title": "Tiny KPI Note",
+                       "purpose": "This note defines Mean Time To Repair (MTTR) for haul trucks."},
             "annotator_notes": "kept verbatim, ignored by the obligations"}
     documents, gold_dir = tiny_inputs(tmp_path / "inputs", gold=gold, references="ready")
     result = _bundle(tmp_path, gold_dir, documents)
@@ -29,7 +31,8 @@ def test_the_bundle_holds_the_exact_bytes_and_every_obligation_of_the_gold(tmp_p
     [case] = document["cases"]
     assert (tmp_path / "bundle" / case["source"]["path"]).read_bytes() == (documents / "tiny.md").read_bytes()
     assert (tmp_path / "bundle" / case["gold"]["path"]).read_bytes() == (gold_dir / f"{TINY_DOC_ID}.json").read_bytes()
-    assert case["references"]["review"]["sha256"] == sha256_hex((gold_dir / f"{TINY_DOC_ID}.reference-review.json").read_bytes())
+    assert case["references"]["review"]["sha256"] == sha256_hex(
+        (gold_dir / f"{TINY_DOC_ID}.reference-review.json").read_bytes())
     assert [(o["roleKey"], o["coverage"]) for o in case["obligations"]] == [
         ("term:Mean Time To Repair", "required"),
         ("definition:Mean Time To Repair", "required"),

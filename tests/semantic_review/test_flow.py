@@ -26,7 +26,9 @@ def _load(path):
     return json.loads(path.read_text(encoding="utf-8"))
 
 
-def test_offline_capture_of_the_sample_documents_is_pending_with_every_output_and_obligation_a_target(sample_flow, sample_pending):
+def test_offline_capture_of_the_sample_documents_is_pending_with_every_output_and_obligation_a_target(
+    sample_flow, sample_pending
+):
     captures = _load(sample_flow.captures)
     assert captures["backend"] == "offline" and captures["modelCalls"] == 0
     assert sample_flow.capture_result["modelCallsByThisCommand"] == 0
@@ -148,9 +150,11 @@ def test_two_repeats_capture_each_case_twice_in_separate_stores_and_review_both(
     documents, gold = tiny_inputs(tmp_path / "inputs")
     flow = make_flow(tmp_path / "flow", documents, gold, repeats=2)
     records = _load(flow.captures)["records"]
-    assert [(r["caseId"], r["repeat"], r["status"]) for r in records] == [(TINY_DOC_ID, 1, "ok"), (TINY_DOC_ID, 2, "ok")]
+    assert [(r["caseId"], r["repeat"], r["status"]) for r in records] == [
+        (TINY_DOC_ID, 1, "ok"), (TINY_DOC_ID, 2, "ok")]
     assert (flow.captures.parent / "work" / "repeat-1" / "knowledge.duckdb").is_file()
     assert (flow.captures.parent / "work" / "repeat-2" / "knowledge.duckdb").is_file()
     _, output = flow.review("review")
     cases = [t["target"] for t in _load(output / "review-targets.json")["targets"] if t["target"]["itemKind"] == "case"]
-    assert cases == [{"caseId": TINY_DOC_ID, "repeat": 1, "itemKind": "case"}, {"caseId": TINY_DOC_ID, "repeat": 2, "itemKind": "case"}]
+    assert cases == [{"caseId": TINY_DOC_ID, "repeat": 1, "itemKind": "case"},
+                     {"caseId": TINY_DOC_ID, "repeat": 2, "itemKind": "case"}]

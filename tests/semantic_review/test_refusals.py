@@ -98,7 +98,8 @@ def test_a_capture_started_before_the_plan_or_in_the_future_is_refused(sample_fl
     plan = json.loads(sample_flow.plan.read_text(encoding="utf-8"))
     moved = now_utc() + shift if shift.days > 0 else datetime.fromisoformat(plan["declaredAt"]) + shift
     captures["startedAt"] = format_time(moved)
-    result, output = sample_flow.review(f"r-time{shift.days}", captures=write_json(tmp_path / "captures.json", captures))
+    result, output = sample_flow.review(f"r-time{shift.days}",
+                                        captures=write_json(tmp_path / "captures.json", captures))
     refused(result, cause)
     assert not output.exists()
 
@@ -107,14 +108,16 @@ def test_capture_bytes_changed_after_review_break_the_receipts_digest(sample_flo
     completed = _write_receipt(tmp_path, receipt(sample_pending, all_correct))
     changed = tmp_path / "changed"
     changed.mkdir()
-    (changed / "captures.json").write_bytes(sample_flow.captures.read_bytes().replace(b'"modelCalls": 0', b'"modelCalls": 0 '))
+    (changed / "captures.json").write_bytes(
+        sample_flow.captures.read_bytes().replace(b'"modelCalls": 0', b'"modelCalls": 0 '))
     result, output = sample_flow.review("r-tampered", completed, captures=changed / "captures.json")
     refused(result, "capture digest mismatch")
     assert not output.exists()
 
 
 def test_capture_into_the_bundle_is_refused(sample_flow):
-    result = cli("capture", "--bundle", sample_flow.bundle, "--plan", sample_flow.plan, "--output", sample_flow.bundle / "captures")
+    result = cli("capture", "--bundle", sample_flow.bundle, "--plan", sample_flow.plan,
+                 "--output", sample_flow.bundle / "captures")
     refused(result, "which must stay unchanged")
     assert not (sample_flow.bundle / "captures").exists()
 
@@ -154,7 +157,9 @@ def _decide_first(kind, verdict, codes, rationale="checked"):
     ({"reviewedAt": "2026-01-01T00:00:00"}, "has no time zone"),
     ({"planId": "0" * 64}, "reviews plan 0000"),
 ])
-def test_a_receipt_with_a_false_or_impossible_declaration_is_refused(sample_flow, sample_pending, tmp_path, change, cause):
+def test_a_receipt_with_a_false_or_impossible_declaration_is_refused(
+    sample_flow, sample_pending, tmp_path, change, cause
+):
     document = {**receipt(sample_pending, all_correct), **change}
     result, output = sample_flow.review("r-declaration", _write_receipt(tmp_path, document))
     refused(result, cause)
@@ -170,13 +175,17 @@ def test_a_receipt_with_a_false_or_impossible_declaration_is_refused(sample_flow
     ("case", "incorrect", ["hallucination"], "errorCodes must be distinct codes from"),
     ("case", "incorrect", ["time", "time"], "errorCodes must be distinct codes from"),
 ])
-def test_a_decision_that_does_not_fit_its_target_is_refused(sample_flow, sample_pending, tmp_path, kind, verdict, codes, cause):
+def test_a_decision_that_does_not_fit_its_target_is_refused(
+    sample_flow, sample_pending, tmp_path, kind, verdict, codes, cause
+):
     document = receipt(sample_pending, _decide_first(kind, verdict, codes))
     result, _ = sample_flow.review("r-decision", _write_receipt(tmp_path, document))
     refused(result, cause)
 
 
-def test_a_decision_without_rationale_an_unknown_target_or_a_repeated_target_is_refused(sample_flow, sample_pending, tmp_path):
+def test_a_decision_without_rationale_an_unknown_target_or_a_repeated_target_is_refused(
+    sample_flow, sample_pending, tmp_path
+):
     base = receipt(sample_pending, all_correct)
     blank = copy.deepcopy(base)
     blank["decisions"][0]["rationale"] = " "

@@ -75,7 +75,8 @@ def test_an_independent_human_review_within_the_limits_is_accepted_within_scope(
 
 
 def test_a_critical_error_blocks_even_within_the_error_limit(sample_flow, sample_pending):
-    result, report = _review(sample_flow, sample_pending, "critical", _first("entity", "incorrect", ["identity", "scope"]), **HUMAN)
+    result, report = _review(sample_flow, sample_pending, "critical",
+                             _first("entity", "incorrect", ["identity", "scope"]), **HUMAN)
     assert (result["status"], result["exitCode"]) == ("blocked", 1)
     assert report["counts"]["confirmedErrors"]["exceeded"] is False
     assert [b["errorCodes"] for b in report["blockers"]["semantic"]] == [["identity"]]
@@ -86,7 +87,8 @@ def test_a_critical_error_blocks_even_within_the_error_limit(sample_flow, sample
     ("role", "required_missing", [], 3, "3 required gaps exceed the plan's limit of 2"),
 ])
 def test_exceeding_the_plans_limits_blocks(sample_flow, sample_pending, kind, verdict, codes, count, blocker):
-    result, report = _review(sample_flow, sample_pending, f"over-{verdict}", _first(kind, verdict, codes, count), **HUMAN)
+    result, report = _review(sample_flow, sample_pending, f"over-{verdict}", _first(kind, verdict, codes, count),
+                             **HUMAN)
     assert result["status"] == "blocked"
     assert report["blockers"]["threshold"] == [blocker]
 

@@ -85,7 +85,8 @@ def test_two_processes_writing_different_partitions_lose_nothing(tmp_path):
     for writer in writers:
         _, err = writer.communicate(timeout=300)
         assert writer.returncode == 0, err
-    rows = Store(db).fetch("SELECT doc_id, count(*) AS n, min(text) AS t FROM parsed_pages GROUP BY doc_id ORDER BY doc_id")
+    rows = Store(db).fetch("SELECT doc_id, count(*) AS n, min(text) AS t FROM parsed_pages "
+                           "GROUP BY doc_id ORDER BY doc_id")
     assert rows == [{"doc_id": "DOC-A", "n": 40, "t": "DOC-A 24"}, {"doc_id": "DOC-B", "n": 40, "t": "DOC-B 24"}]
 
 
@@ -93,7 +94,8 @@ def test_a_writer_waits_for_another_processes_lock(tmp_path):
     db = tmp_path / "locked.duckdb"
     Store(db).fetch("SELECT 1")
     holder = subprocess.Popen(
-        [sys.executable, "-c", f"import duckdb, time; c = duckdb.connect({str(db)!r}); print('held', flush=True); time.sleep(1.5)"],
+        [sys.executable, "-c",
+         f"import duckdb, time; c = duckdb.connect({str(db)!r}); print('held', flush=True); time.sleep(1.5)"],
         stdout=subprocess.PIPE, text=True,
     )
     assert holder.stdout.readline().strip() == "held"
@@ -106,7 +108,8 @@ def test_a_lock_held_past_the_timeout_is_reported_not_hung(tmp_path):
     db = tmp_path / "stuck.duckdb"
     Store(db).fetch("SELECT 1")
     holder = subprocess.Popen(
-        [sys.executable, "-c", f"import duckdb, time; c = duckdb.connect({str(db)!r}); print('held', flush=True); time.sleep(20)"],
+        [sys.executable, "-c",
+         f"import duckdb, time; c = duckdb.connect({str(db)!r}); print('held', flush=True); time.sleep(20)"],
         stdout=subprocess.PIPE, text=True,
     )
     try:
@@ -199,7 +202,8 @@ SESSION_HOLDER = textwrap.dedent(
     from knowledge_assets.store.database import Store
     store = Store(sys.argv[1])
     with store.session():
-        store.replace_partition("HOLDER", {"parsed_pages": [{"doc_id": "HOLDER", "page": 0, "page_no": 1, "text": "x"}]})
+        store.replace_partition("HOLDER",
+                                {"parsed_pages": [{"doc_id": "HOLDER", "page": 0, "page_no": 1, "text": "x"}]})
         print("held", flush=True)
         time.sleep(1.5)
         store.fetch("SELECT 1")

@@ -57,7 +57,8 @@ def repeated_document(parsed: ParsedDocument, copies: int) -> ParsedDocument:
             seq = len(chunks)
             chunks.append(
                 c.model_copy(
-                    update={"seq": seq, "chunk_id": f"{parsed.doc_id}::{seq:04d}", "page": c.page + shift, "page_no": c.page_no + shift}
+                    update={"seq": seq, "chunk_id": f"{parsed.doc_id}::{seq:04d}", "page": c.page + shift,
+                            "page_no": c.page_no + shift}
                 )
             )
     return parsed.model_copy(update={"pages": pages, "chunks": chunks, "page_count": len(pages)})

@@ -24,7 +24,8 @@ def test_physical_of_availability_pairs_with_pa_skipping_the_connecting_word():
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        ("Setiap site menyusun Rencana Kerja dan Anggaran Biaya (RKAB) tahunan.", ("RKAB", "Rencana Kerja dan Anggaran Biaya")),
+        ("Setiap site menyusun Rencana Kerja dan Anggaran Biaya (RKAB) tahunan.",
+         ("RKAB", "Rencana Kerja dan Anggaran Biaya")),
         ("Pekerja wajib memakai Alat Pelindung Diri (APD) di area tambang.", ("APD", "Alat Pelindung Diri")),
         ("dihitung dalam Machine on Hand Hours (MOHH) per unit", ("MOHH", "Machine on Hand Hours")),
         ("Standby Hours (STB) adalah jumlah jam", ("STB", "Standby Hours")),

@@ -48,10 +48,12 @@ def test_case_spacing_and_plural_variants_are_one_cluster_keeping_the_documents_
 
 
 def test_spelling_variants_join_but_distinct_terms_stay_apart():
-    text = "Utilization of Availability, Utilisation of Availability, CT Loading, CT Hauling, Scheduled Breakdown, Unscheduled Breakdown"
+    text = ("Utilization of Availability, Utilisation of Availability, CT Loading, CT Hauling, Scheduled Breakdown, "
+            "Unscheduled Breakdown")
     found = clusters(
         text,
-        ["Utilization of Availability", "Utilisation of Availability", "CT Loading", "CT Hauling", "Scheduled Breakdown", "Unscheduled Breakdown"],
+        ["Utilization of Availability", "Utilisation of Availability", "CT Loading", "CT Hauling",
+         "Scheduled Breakdown", "Unscheduled Breakdown"],
     )
     assert sorted(len(c.surfaces) for c in found) == [1, 1, 1, 1, 2]
 
@@ -81,7 +83,8 @@ def test_without_long_form_the_abbreviation_is_canonical():
 
 def test_ranked_by_mention_count_then_canonical_with_contract_ids_and_first_provenance():
     found = clusters("Backlog, MTBF, Delay, MTBF, Backlog, MTBF", ["Backlog", "MTBF", "Delay"], doc_id="SKT-X-1")
-    assert [(c.rank, c.canonical, c.mention_count) for c in found] == [(1, "MTBF", 3), (2, "Backlog", 2), (3, "Delay", 1)]
+    assert [(c.rank, c.canonical, c.mention_count) for c in found] == [
+        (1, "MTBF", 3), (2, "Backlog", 2), (3, "Delay", 1)]
     assert all(c.term_id == term_id("SKT-X-1", c.canonical) for c in found)
     backlog = found[1]
     assert (backlog.provenance.span, backlog.provenance.chunk_id, backlog.provenance.doc_id) == (

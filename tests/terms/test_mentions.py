@@ -25,7 +25,8 @@ def test_the_longest_surface_wins_and_occurrences_never_overlap():
 
 
 def test_a_known_surface_is_found_across_one_line_break_but_not_across_a_blank_line():
-    piece = chunk("Equipment Capacity Analysis (ECA).\nSTANDARD Equipment\nCapacity Analysis\n\nEquipment\n\nCapacity Analysis")
+    piece = chunk("Equipment Capacity Analysis (ECA).\nSTANDARD Equipment\nCapacity Analysis\n\n"
+                  "Equipment\n\nCapacity Analysis")
     found = find_occurrences([piece], [Mention.at(piece, 0, 27, "long_form")])
     assert [m.surface for m in found] == ["Equipment Capacity Analysis", "Equipment\nCapacity Analysis"]
 

@@ -68,7 +68,8 @@ def test_numbers_units_function_words_and_lone_letters_are_noise_but_formula_sym
 
 
 def test_document_parts_codes_and_organisation_names_are_noise():
-    assert reasons("Tanggung Jawab | Recording Rules | SKT-MNT-KPI-002 | Plant Department | Site Manager | Backlog") == {
+    assert reasons("Tanggung Jawab | Recording Rules | SKT-MNT-KPI-002 | Plant Department | Site Manager "
+                   "| Backlog") == {
         "Tanggung Jawab": "structure",
         "Recording Rules": "structure",
         "SKT-MNT-KPI-002": "identifier",

@@ -51,7 +51,8 @@ def test_a_latex_transcription_of_a_plain_text_formula_line_is_recognised():
 def test_a_markdown_math_fence_and_dollar_display_are_markup():
     from knowledge_assets.verify.latex import math_markup
 
-    text = "Prose x y.\n\n~~~ math\nK = \\sqrt[3]{\\frac{W - c}{C}}\n~~~\n{: #eq2 }\n\nand $$r = \\frac{a}{b}$$ inline.\n"
+    text = ("Prose x y.\n\n~~~ math\nK = \\sqrt[3]{\\frac{W - c}{C}}\n~~~\n{: #eq2 }\n\n"
+            "and $$r = \\frac{a}{b}$$ inline.\n")
     assert math_markup(text) == "K = \\sqrt[3]{\\frac{W - c}{C}}\nr = \\frac{a}{b}"
     assert latex_verification(r"K = \sqrt[3]{\frac{W-c}{C}}", math_markup(text)) == "verified"
     assert latex_verification(r"K = \sqrt{\frac{W-c}{C}}", math_markup(text)) == "unverified_no_markup"

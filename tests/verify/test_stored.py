@@ -63,14 +63,16 @@ def test_a_fabricated_definition_is_caught_with_its_term_id_and_field(sample):
 def test_a_glossary_definition_found_in_another_chunk_of_the_document_passes(sample):
     glossary = _document(sample, "glossary")
     i = _first(glossary, lambda r: r["definition"])
-    j = _first(glossary, lambda r: r["definition"] and r["provenance"]["chunk_id"] != glossary.rows[i]["provenance"]["chunk_id"])
+    j = _first(glossary, lambda r: r["definition"]
+               and r["provenance"]["chunk_id"] != glossary.rows[i]["provenance"]["chunk_id"])
     assert stored.unverified_spans(_edited(glossary, i, definition=glossary.rows[j]["definition"])) == []
 
 
 def test_a_rule_condition_from_another_chunk_is_not_verbatim_in_its_provenance_chunk(sample):
     rules = _document(sample, "rules")
     i = _first(rules, lambda r: r["condition"])
-    j = _first(rules, lambda r: r["condition"] and r["provenance"]["chunk_id"] != rules.rows[i]["provenance"]["chunk_id"]
+    j = _first(rules, lambda r: r["condition"]
+               and r["provenance"]["chunk_id"] != rules.rows[i]["provenance"]["chunk_id"]
                and r["condition"] not in rules.chunks[rules.rows[i]["provenance"]["chunk_id"]].text)
     findings = stored.unverified_spans(_edited(rules, i, condition=rules.rows[j]["condition"]))
     assert findings == [stored.Finding(rules.rows[i]["rule_id"], "condition", "not verbatim in its provenance chunk")]
@@ -133,7 +135,8 @@ def test_queue_ranks_must_run_one_to_n_and_name_known_terms_once(sample):
     gap = _edited(queue, len(queue.rows) - 1, rank=len(queue.rows) + 5)
     assert stored.unstable_ids(gap) == [stored.Finding("rank", "rank", f"ranks are not 1..{len(queue.rows)}")]
     unknown = _edited(queue, i, term_id="t_0000000000")
-    assert stored.unstable_ids(unknown) == [stored.Finding("t_0000000000", "term_id", "no glossary entry has this term_id")]
+    assert stored.unstable_ids(unknown) == [
+        stored.Finding("t_0000000000", "term_id", "no glossary entry has this term_id")]
 
 
 def test_rows_outside_the_contract_are_reported_by_field(sample):
@@ -163,5 +166,6 @@ def test_dangle_rates_count_unlinked_variables_rules_and_key_parameters(sample):
         "variables_without_term", sum(v["term_id"] is None for v in variables), len(variables))
     rules = stored.dangle_rate(_document(sample, "rules"))
     assert rules.name == "rules_without_terms" and 0 <= rules.rate <= 1
-    unresolved = _edited(_document(sample, "domain_context"), 0, key_parameters=[{"surface": "Grouping", "term_id": None}])
+    unresolved = _edited(_document(sample, "domain_context"), 0,
+                         key_parameters=[{"surface": "Grouping", "term_id": None}])
     assert stored.dangle_rate(unresolved).rate == 1.0

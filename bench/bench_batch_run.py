@@ -83,7 +83,8 @@ def main() -> None:
     print(f"sample {args.sample.name}, code {project}")
     print(f"folder    1 call, {args.documents} documents: {folder_s:7.1f} s  {folder_per_doc:.3f} s/document")
     print(f"separate  {args.separate} calls, 1 document each: {separate_s:7.1f} s  {separate_per_doc:.3f} s/document")
-    print(f"ratio separate/folder per document: {separate_per_doc / folder_per_doc:.1f}x (goal >= 10x, folder <= 0.5 s/document)")
+    print(f"ratio separate/folder per document: {separate_per_doc / folder_per_doc:.1f}x "
+          "(goal >= 10x, folder <= 0.5 s/document)")
 
 
 if __name__ == "__main__":

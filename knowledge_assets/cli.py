@@ -28,7 +28,6 @@ from knowledge_assets.settings import database_path, split_home_warning
 from knowledge_assets.store.database import Store
 from knowledge_assets.store.registry import register
 
-
 # Exit status of `knowledge-assets run` (docs/decisions.md, "Exit status of a run").
 EXIT_OK = 0
 EXIT_DOCUMENT_FAILED = 1
@@ -193,7 +192,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("paths", nargs="+", help="files or folders of documents")
     run.add_argument("--out", help="also export each document's contract files to OUT/<doc_id>/")
     run.add_argument("--llm-timeout", type=float, metavar="SECONDS",
-                     help=f"seconds one model request may take (default KNOWLEDGE_LLM_TIMEOUT_S, else {DEFAULT_TIMEOUT_S:g})")
+                     help="seconds one model request may take "
+                     f"(default KNOWLEDGE_LLM_TIMEOUT_S, else {DEFAULT_TIMEOUT_S:g})")
     run.add_argument("--verbose", action="store_true", help="show Dagster's event stream, stack traces included")
     run.set_defaults(handler=cmd_run)
     ingest = sub.add_parser("ingest", help="register a document (and its partition) only")
@@ -203,7 +203,8 @@ def build_parser() -> argparse.ArgumentParser:
     export = sub.add_parser("export", help="write a document's seven contract files from the store")
     export.add_argument("--doc-id", help="the document (required without --approved; with it, default every document)")
     export.add_argument("--approved", action="store_true",
-                        help="only approved knowledge: glossary, interpretation pack, formulas, domain context per document")
+                        help="only approved knowledge: glossary, interpretation pack, formulas, domain context "
+                        "per document")
     export.add_argument("--out", required=True, help="folder to write into")
     export.set_defaults(handler=cmd_export)
     review_cli.add_commands(sub)

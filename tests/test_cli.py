@@ -4,13 +4,12 @@ import os
 import shutil
 import subprocess
 import sys
-
 import time
 
 import dagster as dg
 import duckdb
-from dagster._core.instance.ref import InstanceRef
 import pypdf
+from dagster._core.instance.ref import InstanceRef
 
 from tests.conftest import PROJECT_ROOT, SAMPLE_DOCUMENTS, SAMPLE_MARKDOWN
 from tests.documents import write_pdf
@@ -181,7 +180,8 @@ def test_an_expected_failure_of_any_command_is_one_error_line_and_its_exit_code(
     monkeypatch.setenv("KNOWLEDGE_DB", str(tmp_path / "k.duckdb"))
     monkeypatch.setenv("DAGSTER_HOME", str(tmp_path))
     failures = [
-        (["export", "--out", str(tmp_path / "out")], 1, "error: export needs --doc-id, or --approved for every document"),
+        (["export", "--out", str(tmp_path / "out")], 1,
+         "error: export needs --doc-id, or --approved for every document"),
         (["eval", "--tolerance", "-1"], 1, "error: --tolerance must be 0 or more, not -1.0"),
         (["review", "show", "t_nothing"], 1, "error: "),
         (["semantic-review", "bundle", "--documents", str(tmp_path / "none"), "--gold", str(tmp_path / "none"),

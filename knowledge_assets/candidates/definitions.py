@@ -445,7 +445,8 @@ def _words_back(text: str, position: int, count: int) -> int:
 # An ayat number as OCR leaves it: `(3)`, `(71` for (7), `l2l` for (2).
 _AYAT_NUMBER = re.compile(r"[ \t]*(?:[(l]?\d{1,2}[)l1]?[ \t]+)?")
 _LABEL_LINE = re.compile(
-    rf"(?m)^(?P<indent>[ \t]*)(?:{_LIST_MARKER}[ \t]+)?(?P<label>[^\s:][^:\n]{{0,90}}?)[ \t]*:(?P<after>[ \t]*)(?=\S|\n|$)"
+    rf"(?m)^(?P<indent>[ \t]*)(?:{_LIST_MARKER}[ \t]+)?"
+    rf"(?P<label>[^\s:][^:\n]{{0,90}}?)[ \t]*:(?P<after>[ \t]*)(?=\S|\n|$)"
 )
 # A definition opens with a word or a quote; `**` is bold metadata, a digit a value.
 _BODY_OPENING = re.compile(r"[^\W\d_]|[\"“'(]")
@@ -483,7 +484,8 @@ def _labelled(chunk_id: str, text: str, heading_end: int = 0) -> list[Candidate]
         if end < 0 or not _long_enough(text[body_start:end]) or text[end - 1] == ";":
             continue  # `Standby cuaca: hujan, jalan licin;` is an item of a list, not a definition
         long = (term_start, term_end) if short else None
-        found.append(_candidate(chunk_id, text, match.start("label"), end, "label", (term_start, term_end), short, long, alias))
+        found.append(_candidate(chunk_id, text, match.start("label"), end, "label", (term_start, term_end), short, long,
+                                alias))
     return found
 
 
@@ -513,7 +515,9 @@ def _opens_entry(text: str, match: re.Match[str]) -> bool:
     return len(previous_line.split()) <= _MAX_LEADING_LABEL_WORDS + 1 and match.group("label")[:1].isupper()
 
 
-def _label_term(text: str, start: int, end: int) -> tuple[int | None, int, tuple[int, int] | None, tuple[int, int] | None]:
+def _label_term(
+    text: str, start: int, end: int
+) -> tuple[int | None, int, tuple[int, int] | None, tuple[int, int] | None]:
     """The term a label names, and the span of the short form or the other-language name its
     parenthesis gives."""
     label = text[start:end]

@@ -68,7 +68,9 @@ def _yield_result(asset: dg.AssetsDefinition, store: Store, doc_id: str) -> dg.A
 _DOCUMENT_RESULTS = {"revisions_consistent": _revisions_result, "document_yield": _yield_result}
 
 
-def _document_results(asset: dg.AssetsDefinition, table: str, store: Store, doc_id: str) -> Iterator[dg.AssetCheckResult]:
+def _document_results(
+    asset: dg.AssetsDefinition, table: str, store: Store, doc_id: str
+) -> Iterator[dg.AssetCheckResult]:
     if table in DOCUMENT_CHECKS:
         yield _DOCUMENT_RESULTS[DOCUMENT_CHECKS[table][0]](asset, store, doc_id)
 

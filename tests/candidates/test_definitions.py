@@ -44,7 +44,8 @@ def test_a_sentence_about_a_value_is_not_a_definition():
 
 
 def test_penjelasan_explains_a_quoted_symbol_even_when_ocr_misreads_the_quote():
-    text = 'Yang dimaksud dengan "Q" adalah debit air per detik.\nYang dimaksud dengan oR2" adalah luas resapan per hektar.\n'
+    text = ('Yang dimaksud dengan "Q" adalah debit air per detik.\n'
+            'Yang dimaksud dengan oR2" adalah luas resapan per hektar.\n')
     assert [parts(c)["term"] for c in found(text)] == ["Q", "R2"]
     assert found(text)[0].text == 'Yang dimaksud dengan "Q" adalah debit air per detik.'
 
@@ -136,7 +137,8 @@ def test_a_name_followed_by_its_symbol_may_end_in_a_function_word():
     "text",
     [
         "Pasal 3\n(1) Tarif dihitung per hektar.\n(2) Besaran nilai KR sebagaimana dimaksud pada ayat (1)\n"
-        "merupakan koefisien risiko lahan.\n(3) Nilai  FK   sebagaimana\ndimaksud pada ayat (2) adalah faktor koreksi.\n",
+        "merupakan koefisien risiko lahan.\n(3) Nilai  FK   sebagaimana\n"
+        "dimaksud pada ayat (2) adalah faktor koreksi.\n",
         # Two references in one match's reach, a word too long to be a symbol, a prefix glued
         # to the text before it, a reference with no copula after it, none at all.
         "A sebagaimana dimaksud B sebagaimana dimaksud pada ayat (1) merupakan dua hal.",
@@ -156,6 +158,7 @@ def test_cross_references_are_found_as_the_whole_pattern_finds_them(text):
 
 
 def test_explanations_are_found_wherever_the_first_explainer_stands():
-    text = 'Pasal 2\nCukup jelas.\nYang dimaksud dengan "Q" adalah debit air.\nThe term "rate" means a speed of sending.\n'
+    text = ('Pasal 2\nCukup jelas.\nYang dimaksud dengan "Q" adalah debit air.\n'
+            'The term "rate" means a speed of sending.\n')
     assert [parts(c)["term"] for c in found(text)] == ["Q", "rate"]
     assert found("Pasal 2\nCukup jelas.\n") == []

@@ -6,8 +6,8 @@ from __future__ import annotations
 import dagster as dg
 import pytest
 
-from knowledge_assets.defs.checks import BLOCKING_CHECKS, DOCUMENT_CHECKS
 from knowledge_assets.definitions import defs
+from knowledge_assets.defs.checks import BLOCKING_CHECKS, DOCUMENT_CHECKS
 from tests.support.materialised import check_evaluations, materialised_samples, run_document
 
 _DANGLE_CHECKED = {"formulas", "rules", "domain_context"}
@@ -106,7 +106,8 @@ def test_assets_left_on_an_older_revision_fail_the_blocking_check_and_export_nam
         doc.write_text(doc.read_text(encoding="utf-8") + "\n\n## 9. Added\n\nA new section.\n", encoding="utf-8")
         assert register(samples.store, identify(doc, "KPI-R")).revision == 2
         # What a run killed after the term funnel leaves: the first two assets on revision 2.
-        head = run_document(samples.instance, "KPI-R", asset_selection=[dg.AssetKey("parsed_chunks"), dg.AssetKey("term_clusters")])
+        head = run_document(samples.instance, "KPI-R",
+                            asset_selection=[dg.AssetKey("parsed_chunks"), dg.AssetKey("term_clusters")])
         assert head.success
         with pytest.raises(ExportError) as refused:
             export_document(samples.store, "KPI-R", tmp_path / "out")

@@ -3,9 +3,9 @@
 import dagster as dg
 import pytest
 
+from knowledge_assets.definitions import defs
 from knowledge_assets.defs.assets import document_assets
 from knowledge_assets.defs.launch import materialize_document
-from knowledge_assets.definitions import defs
 from knowledge_assets.ingest.documents import identify
 from knowledge_assets.store.database import Store
 from knowledge_assets.store.registry import register

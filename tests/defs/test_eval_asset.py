@@ -37,9 +37,11 @@ def strangers(tmp_path_factory):
     is not that sample, so its outputs cannot match the sample's gold."""
     root = tmp_path_factory.mktemp("strangers")
     unannotated = root / "note.md"
-    unannotated.write_text("# 1. Scope\n\nFill Factor (FF) adalah perbandingan volume.\n\nFF naik bila Fill Factor naik.\n")
+    unannotated.write_text(
+        "# 1. Scope\n\nFill Factor (FF) adalah perbandingan volume.\n\nFF naik bila Fill Factor naik.\n")
     impostor = root / "impostor.md"
-    impostor.write_text("# 1. Cuaca\n\nCurah hujan dicatat setiap hari.\n\n## 1.1. Rain Gauge (RG)\n\nRG adalah alat ukur hujan.\n")
+    impostor.write_text(
+        "# 1. Cuaca\n\nCurah hujan dicatat setiap hari.\n\n## 1.1. Rain Gauge (RG)\n\nRG adalah alat ukur hujan.\n")
     (root / "impostor.md.meta.json").write_text(json.dumps({"doc_id": "SKT-MNT-KPI-002"}))
     (root / "run").mkdir()
     with pytest.MonkeyPatch.context() as env, materialised_samples(root / "run", env, (unannotated, impostor)) as run:
@@ -67,14 +69,16 @@ def test_the_samples_pass_both_kill_lines_offline(samples):
     for doc_id, result in samples.results.items():
         checks = kill_line_checks(result)
         assert set(checks) == KILL_CHECKS
-        assert all(c.passed and c.partition == doc_id and c.severity == dg.AssetCheckSeverity.ERROR for c in checks.values())
+        assert all(c.passed and c.partition == doc_id and c.severity == dg.AssetCheckSeverity.ERROR
+                   for c in checks.values())
         meta = metadata(result)
         assert meta["e1_term_filter_recall"] >= 0.70 and meta["e3_schema_fill_precision"] >= 0.80
 
 
 def test_the_scores_are_a_row_of_eval_scores(samples):
     rows = samples.store.fetch(
-        "SELECT doc_id, has_gold, backend, e3_schema_fill_precision, len(fields) AS n_fields FROM eval_scores ORDER BY doc_id"
+        "SELECT doc_id, has_gold, backend, e3_schema_fill_precision, len(fields) AS n_fields "
+        "FROM eval_scores ORDER BY doc_id"
     )
     assert [r["doc_id"] for r in rows] == sorted(samples.doc_ids)
     for row in rows:

@@ -10,7 +10,8 @@ from tests.conftest import PROJECT_ROOT
 def test_the_homes_instance_config_keeps_everything_but_the_storage_paths():
     config = yaml.safe_load(home_instance_config(PROJECT_ROOT / "dagster.yaml"))
     project = yaml.safe_load((PROJECT_ROOT / "dagster.yaml").read_text(encoding="utf-8"))
-    assert config == {k: v for k, v in project.items() if k not in ("storage", "local_artifact_storage", "compute_logs")}
+    per_home = ("storage", "local_artifact_storage", "compute_logs")
+    assert config == {k: v for k, v in project.items() if k not in per_home}
 
 
 def test_the_project_instance_keeps_its_storage_in_the_knowledge_home(monkeypatch, tmp_path):

@@ -4,7 +4,6 @@ A real temporary instance, a real DuckDB file, real files."""
 
 import dagster as dg
 import pytest
-
 from dagster._core.storage.tags import ASSET_PARTITION_RANGE_END_TAG, ASSET_PARTITION_RANGE_START_TAG
 
 from knowledge_assets.defs.assets.batch import check_each, materialize_each

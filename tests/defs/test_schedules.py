@@ -9,10 +9,10 @@ from datetime import datetime, timezone
 import dagster as dg
 import pytest
 
+from knowledge_assets.definitions import defs
 from knowledge_assets.defs import schedules
 from knowledge_assets.defs.assets import document_assets
 from knowledge_assets.defs.resources import KnowledgeStore
-from knowledge_assets.definitions import defs
 from knowledge_assets.ingest.documents import identify
 from knowledge_assets.store.registry import register
 from tests.conftest import SAMPLE_MARKDOWN
@@ -30,7 +30,8 @@ def materialised(tmp_path_factory):
     editable = folder / "kpi.md"
     shutil.copy(SAMPLE_MARKDOWN, editable)
     (folder / "scope.md").write_text("# 1. Scope\n\nMTTR adalah rata-rata waktu perbaikan.\n", encoding="utf-8")
-    with pytest.MonkeyPatch.context() as env, materialised_samples(root, env, paths=(folder / "scope.md", editable)) as samples:
+    with (pytest.MonkeyPatch.context() as env,
+          materialised_samples(root, env, paths=(folder / "scope.md", editable)) as samples):
         yield samples, editable
 
 
@@ -106,7 +107,8 @@ def test_the_schedule_is_daily_and_stopped_unless_configured():
 
 
 def test_cron_and_enablement_come_from_the_environment():
-    cron, enabled = schedules.schedule_settings({schedules.CRON_VARIABLE: "30 1 * * 1", schedules.ENABLED_VARIABLE: "true"})
+    cron, enabled = schedules.schedule_settings(
+        {schedules.CRON_VARIABLE: "30 1 * * 1", schedules.ENABLED_VARIABLE: "true"})
     schedule = schedules.reextract_schedule(cron, enabled)
     assert schedule.cron_schedule == "30 1 * * 1" and schedule.default_status == dg.DefaultScheduleStatus.RUNNING
     assert schedules.schedule_settings({}) == ("0 3 * * *", False)

@@ -39,7 +39,8 @@ def _schedule(instance: dg.DagsterInstance, defs: dg.Definitions) -> dict:
         data = defs.resolve_schedule_def("reextract_stale").evaluate_tick(context)
     return {
         "skip": data.skip_message,
-        "runs": {r.partition_key: sorted(k.to_user_string() for k in r.asset_selection) for r in data.run_requests or []},
+        "runs": {r.partition_key: sorted(k.to_user_string() for k in r.asset_selection)
+                 for r in data.run_requests or []},
     }
 
 

@@ -26,8 +26,8 @@ from knowledge_assets.llm.offline import OfflineBackend
 from knowledge_assets.store.database import Store
 from knowledge_assets.store.parsed import load_parsed
 from knowledge_assets.store.registry import register
-from knowledge_assets.store.terms import write_terms
 from knowledge_assets.terms.funnel import run_term_funnel
+from knowledge_assets.terms.store import write_terms
 
 
 def _best(repeats: int, step: Callable[[], object]) -> float:

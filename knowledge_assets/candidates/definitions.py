@@ -29,11 +29,11 @@ import re
 from collections.abc import Iterator, Sequence
 from functools import cache
 
+from knowledge_assets.candidates.lexicon import STOPWORDS, STRUCTURE_WORDS
 from knowledge_assets.candidates.model import Candidate, span
 from knowledge_assets.candidates.packs import cues
 from knowledge_assets.candidates.source import SourceChunk
 from knowledge_assets.candidates.text import line_matches, matches_near
-from knowledge_assets.terms.lexicon import STOPWORDS, STRUCTURE_WORDS
 
 _MAX_TERM_WORDS = 10
 _MAX_LOWERCASE_TERM_WORDS = 4

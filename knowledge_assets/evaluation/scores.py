@@ -33,8 +33,8 @@ from knowledge_assets.evaluation.knowledge import (
 from knowledge_assets.evaluation.terms import compression, term_filter_recall
 from knowledge_assets.store.database import Store
 from knowledge_assets.store.knowledge import load_entities
-from knowledge_assets.store.terms import load_clusters
 from knowledge_assets.terms.clusters import TermCluster
+from knowledge_assets.terms.store import load_clusters
 
 # Bump when a scoring rule changes, so scores of two versions are never compared unawares.
 SCORING_VERSION = "1"

@@ -58,8 +58,8 @@ from knowledge_assets.store.knowledge import (
     write_review_queue,
 )
 from knowledge_assets.store.parsed import load_parsed
-from knowledge_assets.store.terms import clustered_mentions, load_clusters
 from knowledge_assets.terms.clusters import TermCluster as Cluster
+from knowledge_assets.terms.store import clustered_mentions, load_clusters
 from knowledge_assets.verify.spans import normalise
 
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 import bisect
 import re
 
+from knowledge_assets.candidates.lexicon import DEFINING_VERBS_ENGLISH, DEFINING_VERBS_INDONESIAN
 from knowledge_assets.candidates.text import line_matches, matches_near
 from knowledge_assets.contracts import Chunk
-from knowledge_assets.terms.lexicon import DEFINING_VERBS_ENGLISH, DEFINING_VERBS_INDONESIAN
 from knowledge_assets.terms.mentions import Mention
 from knowledge_assets.terms.tokens import (
     Token,

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import re
 
+from knowledge_assets.candidates.lexicon import CONJUNCTIONS
 from knowledge_assets.contracts import Chunk
 from knowledge_assets.terms.abbreviations import best_long_form_start, is_short_form
-from knowledge_assets.terms.lexicon import CONJUNCTIONS
 from knowledge_assets.terms.mentions import Mention
 from knowledge_assets.terms.tokens import Token, is_number, is_stopword, tokens
 

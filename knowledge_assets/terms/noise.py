@@ -30,10 +30,10 @@ from collections import Counter
 from functools import cache
 from typing import Literal
 
+from knowledge_assets.candidates.lexicon import LEGAL_FORMS, ORGANISATION_HEADS, STRUCTURE_WORDS, UNITS
 from knowledge_assets.candidates.packs import cues
 from knowledge_assets.contracts import Chunk, ParsedPage
 from knowledge_assets.terms.discovery import Discovery
-from knowledge_assets.terms.lexicon import LEGAL_FORMS, ORGANISATION_HEADS, STRUCTURE_WORDS, UNITS
 from knowledge_assets.terms.mentions import Mention
 from knowledge_assets.terms.tokens import (
     ChunkWords,

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import re
 
+from knowledge_assets.candidates.lexicon import CLASSIFYING_VERBS, CONJUNCTIONS, LEGAL_FORMS, UNITS
 from knowledge_assets.candidates.text import matches_near
 from knowledge_assets.contracts import Chunk
-from knowledge_assets.terms.lexicon import CLASSIFYING_VERBS, CONJUNCTIONS, LEGAL_FORMS, UNITS
 from knowledge_assets.terms.mentions import Mention, MentionKind
 from knowledge_assets.terms.tokens import (
     WORD,

@@ -7,8 +7,8 @@ from collections.abc import Iterator, Sequence
 from functools import lru_cache
 from typing import NamedTuple
 
+from knowledge_assets.candidates.lexicon import CONNECTORS, STOPWORDS
 from knowledge_assets.contracts import Chunk
-from knowledge_assets.terms.lexicon import CONNECTORS, STOPWORDS
 
 # A number is one token ("1.250.000", "0,85", "100%"); a word may join its parts with - / '
 # so "Gain/Loss", "year-to-date" and "SKT-STD-PRM-001" stay whole; a symbol keeps its

@@ -10,7 +10,7 @@ from knowledge_assets.ids import term_id
 from knowledge_assets.ingest.documents import identify
 from knowledge_assets.store.database import Store
 from knowledge_assets.store.registry import register
-from knowledge_assets.store.terms import load_clusters
+from knowledge_assets.terms.store import load_clusters
 from tests.conftest import SAMPLE_PDF
 
 

@@ -13,8 +13,8 @@ from knowledge_assets.evaluation.gold import load_gold
 from knowledge_assets.evaluation.terms import clusters_outside_gold, compression, gold_precision, term_filter_recall
 from knowledge_assets.store.database import Store
 from knowledge_assets.store.parsed import load_parsed
-from knowledge_assets.store.terms import write_terms
 from knowledge_assets.terms.funnel import FUNNEL_VERSION, TermFunnel, run_term_funnel
+from knowledge_assets.terms.store import write_terms
 
 _PREVIEW_CLUSTERS = 15
 

@@ -1,7 +1,7 @@
 """A whole offline `knowledge-assets run` per page, against raw pypdf text extraction of the same
 pages, and its peak memory (issue 13's first and last rows). Run by hand, not a test:
 
-    python -m bench.bench_whole_run [--pages 90 900] [--repeats 3]
+    python -m bench.bench_whole_run [--pages 90 900] [--repeats 3] [--project DIR]
 
 Builds PDFs by repeating the sample PDF's pages to each `--pages` count and runs the CLI on each
 as a separate process (fresh home each: its own DuckDB file and Dagster instance, offline
@@ -10,6 +10,8 @@ backend). Per size: the best wall and CPU seconds of the child, its peak RSS (`w
 calls) in this process. The cost per page is the slope between the smallest and largest size,
 so the fixed start-up (interpreter, Dagster, definitions) drops out; judged by
 slope / raw-pypdf-per-page (goal <= 7, on the way to 3) and peak RSS < 500 MB at 900 pages.
+--project runs another checkout's code (its package first on PYTHONPATH, run from its root), to
+measure a commit before a change beside this one.
 """
 
 from __future__ import annotations
@@ -29,14 +31,14 @@ from bench.bench_pdf_text import pypdf_page_texts
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def run_once(pdf: Path, home: Path) -> tuple[float, float, float]:
+def run_once(pdf: Path, home: Path, project: Path = ROOT) -> tuple[float, float, float]:
     """(wall s, CPU s, peak RSS MiB) of one `knowledge-assets run PDF` in a fresh home."""
     shutil.rmtree(home, ignore_errors=True)
     home.mkdir(parents=True)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "KNOWLEDGE_", "DAGSTER_"))}
-    env |= {"KNOWLEDGE_HOME": str(home), "KNOWLEDGE_LLM_BACKEND": "offline"}
+    env |= {"KNOWLEDGE_HOME": str(home), "KNOWLEDGE_LLM_BACKEND": "offline", "PYTHONPATH": str(project)}
     started = time.perf_counter()
-    child = subprocess.Popen([sys.executable, "-m", "knowledge_assets.cli", "run", str(pdf)], cwd=ROOT, env=env,
+    child = subprocess.Popen([sys.executable, "-m", "knowledge_assets.cli", "run", str(pdf)], cwd=project, env=env,
                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     _, status, usage = os.wait4(child.pid, 0)
     wall = time.perf_counter() - started
@@ -58,12 +60,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pages", type=int, nargs="+", default=[90, 900])
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--project", type=Path, default=ROOT, help="the checkout whose code runs")
     args = parser.parse_args()
     rows = []
+    print(f"code {args.project.resolve()}")
     with tempfile.TemporaryDirectory() as scratch:
         for pages in sorted(args.pages):
             pdf = build_long_pdf(pages, Path(scratch) / f"long_{pages}.pdf")
-            runs = [run_once(pdf, Path(scratch) / "home") for _ in range(args.repeats)]
+            runs = [run_once(pdf, Path(scratch) / "home", args.project.resolve()) for _ in range(args.repeats)]
             wall, cpu = min(r[0] for r in runs), min(r[1] for r in runs)
             rss = max(r[2] for r in runs)
             raw = raw_seconds(pdf, args.repeats)

@@ -20,20 +20,16 @@ itself; this is the figure of what a run really sends.
 from __future__ import annotations
 
 import argparse
-import os
 import tempfile
 from collections import Counter
 from pathlib import Path
 
-import dagster as dg
-
 from bench.bench_parse import SAMPLE, build_long_pdf
-from bench.bench_request_coverage import empty_answer
+from bench.bench_request_coverage import loopback_model_run
 from knowledge_assets.defs.launch import materialize_document
 from knowledge_assets.ingest.documents import identify
-from knowledge_assets.store.database import Store
 from knowledge_assets.store.registry import register
-from tests.support.openai_server import OpenAIServer, schema_title
+from tests.support.openai_server import schema_title
 
 SAMPLE_TARGET = 46_000
 PER_PAGE_TARGET = 1_500
@@ -41,25 +37,19 @@ PER_PAGE_TARGET = 1_500
 
 def measure(documents: list[tuple[str, Path]]) -> list[dict]:
     rows = []
-    with tempfile.TemporaryDirectory() as scratch, OpenAIServer(empty_answer) as server:
-        store = Store(Path(scratch) / "knowledge.duckdb")
-        os.environ.update({"KNOWLEDGE_DB": str(store.path), "OPENAI_API_KEY": "sk-bench",
-                           "OPENAI_BASE_URL": server.base_url, "KNOWLEDGE_LLM_MODEL": "loopback-nano"})
-        os.environ.pop("KNOWLEDGE_LLM_BACKEND", None)
-        (Path(scratch) / "dagster").mkdir()
-        with dg.instance_for_test(temp_dir=str(Path(scratch) / "dagster")) as instance:
-            for doc_id, path in documents:
-                before = len(server.requests)
-                register(store, identify(path, doc_id))
-                outcome = materialize_document(instance, doc_id)
-                if not outcome.success:
-                    raise SystemExit(f"{doc_id}: the run failed: {outcome.error}")
-                calls = Counter(schema_title(r.body) for r in server.requests[before:])
-                tokens = {row["branch"]: int(row["n"]) for row in store.fetch(
-                    "SELECT branch, SUM(prompt_tokens) AS n FROM llm_usage WHERE doc_id = ? GROUP BY branch", [doc_id])}
-                pages = int(outcome.metadata["parsed_chunks"]["pages"])
-                rows.append({"document": path.name, "pages": pages, "calls": dict(calls), "prompt_tokens": tokens,
-                             "total": sum(tokens.values()), "per_page": round(sum(tokens.values()) / pages)})
+    with loopback_model_run() as (store, server, instance):
+        for doc_id, path in documents:
+            before = len(server.requests)
+            register(store, identify(path, doc_id))
+            outcome = materialize_document(instance, doc_id)
+            if not outcome.success:
+                raise SystemExit(f"{doc_id}: the run failed: {outcome.error}")
+            calls = Counter(schema_title(r.body) for r in server.requests[before:])
+            tokens = {row["branch"]: int(row["n"]) for row in store.fetch(
+                "SELECT branch, SUM(prompt_tokens) AS n FROM llm_usage WHERE doc_id = ? GROUP BY branch", [doc_id])}
+            pages = int(outcome.metadata["parsed_chunks"]["pages"])
+            rows.append({"document": path.name, "pages": pages, "calls": dict(calls), "prompt_tokens": tokens,
+                         "total": sum(tokens.values()), "per_page": round(sum(tokens.values()) / pages)})
     return rows
 
 

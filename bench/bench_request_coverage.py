@@ -43,6 +43,8 @@ import os
 import re
 import tempfile
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from types import ModuleType
@@ -212,10 +214,10 @@ def documents(corpus: Path) -> list[tuple[str, Path]]:
     return found
 
 
-def run(corpus: Path) -> list[DocumentReport]:
-    scorer = load_scorer(corpus)
-    norm_name = scorer.norm_name
-    reports = []
+@contextmanager
+def loopback_model_run() -> Iterator[tuple[Store, OpenAIServer, dg.DagsterInstance]]:
+    """A private store and Dagster instance whose runs use the model backend against the loopback
+    server, which answers every request with the smallest valid JSON (`empty_answer`)."""
     with tempfile.TemporaryDirectory() as scratch, OpenAIServer(empty_answer) as server:
         store = Store(Path(scratch) / "knowledge.duckdb")
         os.environ.update({"KNOWLEDGE_DB": str(store.path), "OPENAI_API_KEY": "sk-bench",
@@ -223,24 +225,32 @@ def run(corpus: Path) -> list[DocumentReport]:
         os.environ.pop("KNOWLEDGE_LLM_BACKEND", None)
         (Path(scratch) / "dagster").mkdir()
         with dg.instance_for_test(temp_dir=str(Path(scratch) / "dagster")) as instance:
-            for stem, path in documents(corpus):
-                before = len(server.requests)
-                register(store, identify(path, stem))
-                outcome = materialize_document(instance, stem)
-                if not outcome.success:
-                    raise SystemExit(f"{stem}: the run failed: {outcome.error}")
-                requests = server.requests[before:]
-                gold = json.loads((corpus / "gold" / f"{stem}.json").read_text(encoding="utf-8"))
-                by_branch, source = prompt_tokens(store, stem, requests)
-                chunks = [row["text"] for row in store.fetch("SELECT text FROM parsed_chunks WHERE doc_id = ?", [stem])]
-                branches: dict[str, int] = {}
-                for request in requests:
-                    title = schema_title(request.body)
-                    branches[title] = branches.get(title, 0) + 1
-                reports.append(DocumentReport(stem, int(outcome.metadata["parsed_chunks"]["pages"]),
-                                              sum(len(text) for text in chunks), branches,
-                                              sum(by_branch.values()), by_branch, source,
-                                              *coverage(gold, requests, chunks, norm_name, scorer.word_tokens)))
+            yield store, server, instance
+
+
+def run(corpus: Path) -> list[DocumentReport]:
+    scorer = load_scorer(corpus)
+    norm_name = scorer.norm_name
+    reports = []
+    with loopback_model_run() as (store, server, instance):
+        for stem, path in documents(corpus):
+            before = len(server.requests)
+            register(store, identify(path, stem))
+            outcome = materialize_document(instance, stem)
+            if not outcome.success:
+                raise SystemExit(f"{stem}: the run failed: {outcome.error}")
+            requests = server.requests[before:]
+            gold = json.loads((corpus / "gold" / f"{stem}.json").read_text(encoding="utf-8"))
+            by_branch, source = prompt_tokens(store, stem, requests)
+            chunks = [row["text"] for row in store.fetch("SELECT text FROM parsed_chunks WHERE doc_id = ?", [stem])]
+            branches: dict[str, int] = {}
+            for request in requests:
+                title = schema_title(request.body)
+                branches[title] = branches.get(title, 0) + 1
+            reports.append(DocumentReport(stem, int(outcome.metadata["parsed_chunks"]["pages"]),
+                                          sum(len(text) for text in chunks), branches,
+                                          sum(by_branch.values()), by_branch, source,
+                                          *coverage(gold, requests, chunks, norm_name, scorer.word_tokens)))
     return reports
 
 

@@ -34,7 +34,7 @@ from knowledge_assets.llm.requests import (
     GlossaryRequest,
     RuleRequest,
     SourceChunk,
-    TermCluster,
+    TermBlock,
     cluster_batches,
 )
 from knowledge_assets.llm.settings import LLMSettings
@@ -52,7 +52,7 @@ def document_chunks(parsed: ParsedDocument) -> list[SourceChunk]:
     return [SourceChunk(chunk_id=c.chunk_id, text=c.text, heading_path=c.heading_path) for c in parsed.chunks]
 
 
-def clusters(parsed: ParsedDocument, chunks: list[SourceChunk]) -> list[TermCluster]:
+def clusters(parsed: ParsedDocument, chunks: list[SourceChunk]) -> list[TermBlock]:
     """The term stage's clusters, each with the chunk under its own heading first, then the
     chunks that mention it, in document order."""
     funnel = run_term_funnel(parsed)
@@ -66,14 +66,14 @@ def clusters(parsed: ParsedDocument, chunks: list[SourceChunk]) -> list[TermClus
         ordered = sorted(mentioned.get(cluster.term_id, []), key=lambda chunk_id: not any(
             surface in (by_id[chunk_id].heading_path or [""])[-1] for surface in cluster.surfaces))
         if ordered:
-            result.append(TermCluster(key=cluster.term_id, canonical=cluster.canonical,
+            result.append(TermBlock(key=cluster.term_id, canonical=cluster.canonical,
                                       abbreviation=cluster.abbreviation,
                                       long_forms=list(cluster.long_forms),
                                       chunks=[by_id[chunk_id] for chunk_id in ordered[:CHUNKS_PER_CLUSTER]]))
     return sorted(result, key=lambda cluster: cluster.chunks[0].chunk_id)
 
 
-def requests_for(parsed: ParsedDocument, chunks: list[SourceChunk], term_clusters: list[TermCluster]) -> list:
+def requests_for(parsed: ParsedDocument, chunks: list[SourceChunk], term_clusters: list[TermBlock]) -> list:
     outline = list(dict.fromkeys(h for c in chunks for h in c.heading_path))
     return [
         *(GlossaryRequest(clusters=batch) for batch in cluster_batches(term_clusters)),

@@ -20,11 +20,11 @@ from knowledge_assets.contracts import Chunk, GlossaryEntry, RejectedField
 from knowledge_assets.extract.guard import guard, instruction_reason, rejection_reason
 from knowledge_assets.extract.provenance import cited_first, locate_provenance
 from knowledge_assets.link import TermIndex
-from knowledge_assets.llm.requests import GlossaryRequest, SourceChunk, TermCluster, cluster_batches
+from knowledge_assets.llm.requests import GlossaryRequest, SourceChunk, TermBlock, cluster_batches
 from knowledge_assets.llm.responses import GlossaryTerm
 from knowledge_assets.llm.results import CallFailure
 from knowledge_assets.queue import heading_title
-from knowledge_assets.terms.clusters import TermCluster as Cluster
+from knowledge_assets.terms.clusters import TermCluster
 from knowledge_assets.terms.tokens import term_key
 from knowledge_assets.verify.instructions import instruction_cue
 
@@ -37,7 +37,7 @@ _DEFINITION_CUE = re.compile(
 
 
 @dataclass(frozen=True)
-class Mention:
+class ClusteredMention:
     chunk_id: str
     start: int
     end: int
@@ -69,7 +69,7 @@ def _abbreviation_suffix(heading: str) -> str:
     return f" ({match.group(1)})" if match else ""
 
 
-def definitions_by_term(clusters: Sequence[Cluster], candidates: Sequence[Candidate]) -> dict[str, list[Candidate]]:
+def definitions_by_term(clusters: Sequence[TermCluster], candidates: Sequence[Candidate]) -> dict[str, list[Candidate]]:
     """term_id → the definition candidates that name the term (by its name, its short form or
     its long form), in document order."""
     owner: dict[str, str] = {}
@@ -87,9 +87,9 @@ def definitions_by_term(clusters: Sequence[Cluster], candidates: Sequence[Candid
 
 
 def evidence_chunks(
-    clusters: Sequence[Cluster],
+    clusters: Sequence[TermCluster],
     chunks: Sequence[Chunk],
-    mentions: Sequence[Mention],
+    mentions: Sequence[ClusteredMention],
     headings: dict[str, Chunk],
     definitions: dict[str, list[Candidate]] | None = None,
 ) -> dict[str, list[Chunk]]:
@@ -118,7 +118,9 @@ def evidence_chunks(
 
 
 def glossary_requests(
-    clusters: Sequence[Cluster], evidence: dict[str, list[Chunk]], definitions: dict[str, list[Candidate]] | None = None
+    clusters: Sequence[TermCluster],
+    evidence: dict[str, list[Chunk]],
+    definitions: dict[str, list[Candidate]] | None = None,
 ) -> list[GlossaryRequest]:
     """One request per batch of clusters; each cluster carries the definition candidates that
     name it whose chunk is among its evidence (the first always is)."""
@@ -129,7 +131,7 @@ def glossary_requests(
         if not chunks:
             continue
         ids = {c.chunk_id for c in chunks}
-        inputs.append(TermCluster(
+        inputs.append(TermBlock(
             key=cluster.term_id,
             canonical=cluster.canonical,
             abbreviation=cluster.abbreviation,
@@ -142,7 +144,7 @@ def glossary_requests(
 
 def build_glossary(
     doc_id: str,
-    clusters: Sequence[Cluster],
+    clusters: Sequence[TermCluster],
     evidence: dict[str, list[Chunk]],
     headings: dict[str, Chunk],
     answers: dict[str, GlossaryTerm | CallFailure],

@@ -26,7 +26,7 @@ from knowledge_assets.errors import MissingUpstream
 from knowledge_assets.extract.domain import build_domain, domain_request
 from knowledge_assets.extract.formulas import build_formulas
 from knowledge_assets.extract.glossary import (
-    Mention,
+    ClusteredMention,
     build_glossary,
     defining_headings,
     definitions_by_term,
@@ -58,7 +58,7 @@ from knowledge_assets.store.knowledge import (
     write_review_queue,
 )
 from knowledge_assets.store.parsed import load_parsed
-from knowledge_assets.terms.clusters import TermCluster as Cluster
+from knowledge_assets.terms.clusters import TermCluster
 from knowledge_assets.terms.store import clustered_mentions, load_clusters
 from knowledge_assets.verify.spans import normalise
 
@@ -79,7 +79,7 @@ def _parsed(store: Store, doc_id: str) -> c.ParsedDocument:
     return parsed
 
 
-def term_index(clusters: Sequence[Cluster]) -> TermIndex:
+def term_index(clusters: Sequence[TermCluster]) -> TermIndex:
     return TermIndex((cl.term_id, (cl.canonical, *cl.surfaces, *cl.long_forms)) for cl in clusters)
 
 
@@ -157,7 +157,7 @@ def _answers_by_term(results: Sequence[CallResult]) -> dict[str, object]:
 def run_glossary(store: Store, extractor: Extractor, doc_id: str, run_id: str) -> StageResult:
     parsed = _parsed(store, doc_id)
     clusters = load_clusters(store, doc_id)
-    mentions = [Mention(*mention) for mention in clustered_mentions(store, doc_id)]
+    mentions = [ClusteredMention(*mention) for mention in clustered_mentions(store, doc_id)]
     formulas = load_branch(store, FORMULA, doc_id)
     previous = latest_glossary_version(store, doc_id)
     prompt_hash = load_prompt(GLOSSARY.name).sha256

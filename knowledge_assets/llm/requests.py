@@ -2,7 +2,7 @@
 OpenAI backend renders a prompt from it and the offline extractor reads it directly.
 
 A request carries document content and the deterministic keys the caller needs to join an
-answer back (`TermCluster.key`); none of those keys is ever shown to a model as something to
+answer back (`TermBlock.key`); none of those keys is ever shown to a model as something to
 write. Each request class names its branch, so a mixed list can run in one pool.
 """
 
@@ -29,7 +29,7 @@ class _Request(_Frozen):
     branch: ClassVar[BranchName]
 
 
-class TermCluster(_Frozen):
+class TermBlock(_Frozen):
     key: str = Field(description="term_id; used to join the answer back, never shown to the model")
     canonical: str
     abbreviation: str | None = None
@@ -40,7 +40,7 @@ class TermCluster(_Frozen):
 
 class GlossaryRequest(_Request):
     branch: ClassVar[BranchName] = "glossary"
-    clusters: list[TermCluster] = Field(min_length=1)
+    clusters: list[TermBlock] = Field(min_length=1)
 
     def distinct_chunks(self) -> list[SourceChunk]:
         """Each chunk once, in first-seen order: clusters of one batch often share a chunk."""
@@ -99,11 +99,11 @@ def chunk_batches(
 
 
 def cluster_batches(
-    clusters: Iterable[TermCluster], budget_chars: int = 24000, max_clusters: int = 32
-) -> Iterator[list[TermCluster]]:
+    clusters: Iterable[TermBlock], budget_chars: int = 24000, max_clusters: int = 32
+) -> Iterator[list[TermBlock]]:
     """A chunk shared by clusters of one batch is sent once, so it is counted once: clusters
     in document order then share most of their chunks with their batch."""
-    def added_chars(cluster: TermCluster, batch: list[TermCluster]) -> int:
+    def added_chars(cluster: TermBlock, batch: list[TermBlock]) -> int:
         present = {chunk.chunk_id for other in batch for chunk in other.chunks}
         return sum(len(chunk.text) for chunk in cluster.chunks if chunk.chunk_id not in present)
 

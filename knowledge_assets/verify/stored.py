@@ -48,7 +48,7 @@ _QUEUE_ROW = TypeAdapter(c.ReviewQueueRow)
 
 
 @dataclass(frozen=True)
-class SourceChunk:
+class ChunkText:
     text: str
     latex: str | None
 
@@ -60,7 +60,7 @@ class StoredDocument:
     doc_id: str
     table: str
     rows: list[Row]
-    chunks: dict[str, SourceChunk]
+    chunks: dict[str, ChunkText]
     cluster_canonicals: dict[str, str]  # term_id -> canonical, from term_clusters
     glossary_term_ids: set[str]
 
@@ -72,7 +72,7 @@ def load_document(store: Store, table: str, doc_id: str) -> StoredDocument:
         doc_id=doc_id,
         table=table,
         rows=knowledge.document_rows(store, table, doc_id),
-        chunks={chunk_id: SourceChunk(*source) for chunk_id, source in knowledge.chunk_sources(store, doc_id).items()},
+        chunks={chunk_id: ChunkText(*source) for chunk_id, source in knowledge.chunk_sources(store, doc_id).items()},
         cluster_canonicals=knowledge.cluster_canonicals(store, doc_id),
         glossary_term_ids=knowledge.entity_ids(store, branches.GLOSSARY, doc_id),
     )
@@ -93,7 +93,7 @@ def _entity_id(document: StoredDocument, row: Row) -> str:
 # --- every non-null guarded field is verbatim in its source ---
 
 
-def _formula_latex_transcribed(latex: str, span: str, chunk: SourceChunk) -> bool:
+def _formula_latex_transcribed(latex: str, span: str, chunk: ChunkText) -> bool:
     """A formula is transcribed, never derived (contract §7): verbatim in its chunk, or the same
     formula as its own verbatim span in notation-aware form, or found in the chunk's markup."""
     return (

@@ -135,9 +135,9 @@ def test_the_api_key_is_sent_but_never_stored_or_logged(openai_server, llm_setti
 
 
 def glossary_batch(terms: int):
-    from knowledge_assets.llm.requests import GlossaryRequest, TermCluster
+    from knowledge_assets.llm.requests import GlossaryRequest, TermBlock
 
-    return GlossaryRequest(clusters=[TermCluster(key=f"t_{n}", canonical=f"Term {n}", chunks=[chunk(n)])
+    return GlossaryRequest(clusters=[TermBlock(key=f"t_{n}", canonical=f"Term {n}", chunks=[chunk(n)])
                                      for n in range(terms)])
 
 

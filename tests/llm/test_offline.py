@@ -18,7 +18,7 @@ from knowledge_assets.llm.requests import (
     GlossaryRequest,
     RuleRequest,
     SourceChunk,
-    TermCluster,
+    TermBlock,
 )
 from knowledge_assets.llm.settings import resolve_settings
 from knowledge_assets.terms.tokens import term_key
@@ -26,7 +26,7 @@ from knowledge_assets.terms.tokens import term_key
 offline = OfflineBackend()
 
 
-def heading_clusters(chunks: list[SourceChunk]) -> list[TermCluster]:
+def heading_clusters(chunks: list[SourceChunk]) -> list[TermBlock]:
     """A cluster per `Long Form (ABBR)` heading, with the chunks under it and the definition
     candidates of those chunks that name it: the shape the glossary stage hands over."""
     clusters: dict[str, dict] = {}
@@ -42,7 +42,7 @@ def heading_clusters(chunks: list[SourceChunk]) -> list[TermCluster]:
             entry["candidates"] += [c for c in candidates if c.chunk_id == chunk.chunk_id
                                     and any(term_key(p.text) in names
                                             for p in c.parts if p.role in ("term", "abbreviation"))]
-    return [TermCluster(**entry) for entry in clusters.values()]
+    return [TermBlock(**entry) for entry in clusters.values()]
 
 
 def formula_request(chunks: list[SourceChunk]) -> FormulaRequest:
@@ -97,7 +97,7 @@ def test_finds_english_definitions(markdown_chunks, term, opening):
 
 
 def test_abstains_when_nothing_defines_the_term(pdf_chunks):
-    cluster = TermCluster(key="t_tc", canonical="truck count",
+    cluster = TermBlock(key="t_tc", canonical="truck count",
                           chunks=[c for c in pdf_chunks if "truck count" in c.text])
     entry = offline.answer(GlossaryRequest(clusters=[cluster])).answer.terms[0]
     assert entry.definition is None and entry.full_name is None
@@ -109,7 +109,7 @@ def _selected(text: str, canonical: str, abbreviation: str | None = None):
     names = {term_key(n) for n in (canonical, abbreviation) if n}
     candidates = [c for c in find_definitions([chunk])
                   if any(term_key(p.text) in names for p in c.parts if p.role in ("term", "abbreviation"))]
-    cluster = TermCluster(key="t_x", canonical=canonical, abbreviation=abbreviation, chunks=[chunk],
+    cluster = TermBlock(key="t_x", canonical=canonical, abbreviation=abbreviation, chunks=[chunk],
                           candidates=candidates)
     return offline.answer(GlossaryRequest(clusters=[cluster])).answer.terms[0]
 
@@ -135,7 +135,7 @@ def test_the_expansion_a_definition_introduces_is_the_full_name():
 
 def test_a_colon_line_without_a_candidate_is_no_definition():
     chunk = SourceChunk(chunk_id="D::0001", text="Menetapkan : PERATURAN MENTERI TENTANG TARIF.\n")
-    cluster = TermCluster(key="t_m", canonical="Menetapkan", chunks=[chunk])
+    cluster = TermBlock(key="t_m", canonical="Menetapkan", chunks=[chunk])
     assert offline.answer(GlossaryRequest(clusters=[cluster])).answer.terms[0].definition is None
 
 

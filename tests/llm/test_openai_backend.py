@@ -8,7 +8,7 @@ import time
 import pytest
 
 from knowledge_assets.llm.openai_backend import OpenAIBackend
-from knowledge_assets.llm.requests import FormulaRequest, GlossaryRequest, SourceChunk, TermCluster
+from knowledge_assets.llm.requests import FormulaRequest, GlossaryRequest, SourceChunk, TermBlock
 from knowledge_assets.llm.responses import FormulaResponse
 from knowledge_assets.llm.results import CallFailure, LLMConfigurationError
 from knowledge_assets.llm.settings import resolve_settings
@@ -33,7 +33,7 @@ def formula_request() -> FormulaRequest:
 
 def glossary_request(terms: int = 2) -> GlossaryRequest:
     return GlossaryRequest(clusters=[
-        TermCluster(key=f"t_{n}", canonical=f"Term {n}", chunks=[CHUNK]) for n in range(terms)
+        TermBlock(key=f"t_{n}", canonical=f"Term {n}", chunks=[CHUNK]) for n in range(terms)
     ])
 
 

@@ -22,7 +22,7 @@ from knowledge_assets.llm.requests import (
     GlossaryRequest,
     RuleRequest,
     SourceChunk,
-    TermCluster,
+    TermBlock,
 )
 
 CHARS_PER_TOKEN = 4  # a conservative estimate for English prose
@@ -63,8 +63,8 @@ def test_document_text_cannot_close_the_data_wrapper():
 def test_glossary_terms_are_numbered_and_shared_chunks_sent_once():
     shared = chunk("D::0007", "PA adalah ketersediaan fisik. MOHH adalah jam kalender.")
     request = GlossaryRequest(clusters=[
-        TermCluster(key="t_pa", canonical="Physical Availability", abbreviation="PA", chunks=[shared]),
-        TermCluster(key="t_mohh", canonical="Machine on Hand Hours", abbreviation="MOHH", chunks=[shared]),
+        TermBlock(key="t_pa", canonical="Physical Availability", abbreviation="PA", chunks=[shared]),
+        TermBlock(key="t_mohh", canonical="Machine on Hand Hours", abbreviation="MOHH", chunks=[shared]),
     ])
     values = placeholder_values(request)
     assert values["terms"].splitlines()[0].startswith('[term 1] canonical: "Physical Availability"; abbreviation: "PA"')
@@ -154,8 +154,8 @@ def test_a_candidate_whose_chunk_is_absent_or_short_is_shown_whole():
 def test_glossary_candidates_are_numbered_and_name_their_term_block():
     candidate = defining_candidate()
     request = GlossaryRequest(clusters=[
-        TermCluster(key="t_mohh", canonical="Machine on Hand Hours", abbreviation="MOHH", chunks=[DEFINING_CHUNK]),
-        TermCluster(key="t_pa", canonical="Physical Availability", abbreviation="PA", chunks=[DEFINING_CHUNK],
+        TermBlock(key="t_mohh", canonical="Machine on Hand Hours", abbreviation="MOHH", chunks=[DEFINING_CHUNK]),
+        TermBlock(key="t_pa", canonical="Physical Availability", abbreviation="PA", chunks=[DEFINING_CHUNK],
                     candidates=[candidate]),
     ])
     line = placeholder_values(request)["candidates"]
@@ -167,7 +167,7 @@ def test_glossary_candidates_are_numbered_and_name_their_term_block():
 
 def test_a_candidate_shared_by_two_terms_is_shown_once():
     candidate = defining_candidate()
-    clusters = [TermCluster(key=k, canonical=c, chunks=[DEFINING_CHUNK], candidates=[candidate])
+    clusters = [TermBlock(key=k, canonical=c, chunks=[DEFINING_CHUNK], candidates=[candidate])
                 for k, c in (("t_pa", "Physical Availability"), ("t_pa2", "PA"))]
     assert placeholder_values(GlossaryRequest(clusters=clusters))["candidates"].startswith("c1 (term 1, 2) D::0003")
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from knowledge_assets.llm.requests import SourceChunk, TermCluster, chunk_batches, cluster_batches
+from knowledge_assets.llm.requests import SourceChunk, TermBlock, chunk_batches, cluster_batches
 
 
 def chunk(chunk_id: str, text: str) -> SourceChunk:
@@ -11,7 +11,7 @@ def chunk(chunk_id: str, text: str) -> SourceChunk:
 
 def test_cluster_batches_count_a_shared_chunk_once():
     shared = chunk("D::0001", "x" * 600)
-    clusters = [TermCluster(key=f"t_{n}", canonical=f"T{n}", chunks=[shared]) for n in range(5)]
+    clusters = [TermBlock(key=f"t_{n}", canonical=f"T{n}", chunks=[shared]) for n in range(5)]
     assert [len(batch) for batch in cluster_batches(clusters, budget_chars=1000, max_clusters=3)] == [3, 2]
 
 

@@ -122,7 +122,7 @@ def test_a_rule_whose_span_moved_in_its_chunk_keeps_an_id_that_no_longer_derives
     rules = _document(sample, "rules")
     i = _first(rules, lambda r: len(rules.chunks[r["provenance"]["chunk_id"]].text) > len(r["provenance"]["span"]) + 10)
     chunk_id = rules.rows[i]["provenance"]["chunk_id"]
-    moved = {**rules.chunks, chunk_id: stored.SourceChunk("Catatan. " + rules.chunks[chunk_id].text, None)}
+    moved = {**rules.chunks, chunk_id: stored.ChunkText("Catatan. " + rules.chunks[chunk_id].text, None)}
     edited = stored.StoredDocument(rules.doc_id, "rules", rules.rows, moved, {}, set())
     assert [f.entity_id for f in stored.unstable_ids(edited)] == [
         r["rule_id"] for r in rules.rows if r["provenance"]["chunk_id"] == chunk_id

@@ -14,7 +14,7 @@ from __future__ import annotations
 from knowledge_assets.candidates.definitions import defining_first
 from knowledge_assets.candidates.model import Candidate
 from knowledge_assets.llm.offline.text import abbreviation_pairs, subdomain_tags
-from knowledge_assets.llm.requests import GlossaryRequest, SourceChunk, TermCluster
+from knowledge_assets.llm.requests import GlossaryRequest, SourceChunk, TermBlock
 from knowledge_assets.llm.responses import GlossaryResponse, GlossaryTerm
 
 
@@ -24,12 +24,12 @@ def answer_glossary(request: GlossaryRequest) -> GlossaryResponse:
     )
 
 
-def _surfaces(cluster: TermCluster) -> list[str]:
+def _surfaces(cluster: TermBlock) -> list[str]:
     ordered = [cluster.abbreviation, cluster.canonical, *cluster.long_forms]
     return list(dict.fromkeys(s for s in ordered if s and s.strip()))
 
 
-def _answer_cluster(number: int, cluster: TermCluster) -> GlossaryTerm:
+def _answer_cluster(number: int, cluster: TermBlock) -> GlossaryTerm:
     surfaces = _surfaces(cluster)
     selected = _select_candidate(cluster)
     full_name = _find_full_name(cluster)
@@ -54,7 +54,7 @@ def _answer_cluster(number: int, cluster: TermCluster) -> GlossaryTerm:
     )
 
 
-def _select_candidate(cluster: TermCluster) -> Candidate | None:
+def _select_candidate(cluster: TermBlock) -> Candidate | None:
     """The surest candidate, the first in document order among equals, of those whose chunk
     the request carries (the span check quotes the definition against those chunks)."""
     carried = {chunk.chunk_id for chunk in cluster.chunks}
@@ -62,7 +62,7 @@ def _select_candidate(cluster: TermCluster) -> Candidate | None:
     return next(iter(defining_first(usable)), None)
 
 
-def _find_full_name(cluster: TermCluster) -> str | None:
+def _find_full_name(cluster: TermBlock) -> str | None:
     """The long form the document pairs with the abbreviation, as the document spells it."""
     if not cluster.abbreviation:
         return None

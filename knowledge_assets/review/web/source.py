@@ -213,13 +213,13 @@ def text_source(store: Store, doc_id: str, chunk_id: str | None, span: str) -> T
 
 
 @dataclass(frozen=True)
-class Mention:
+class MentionExcerpt:
     page_no: int
     section_no: str | None
     excerpt: Excerpt
 
 
-def mentions(store: Store, doc_id: str, term_id: str) -> tuple[int, list[Mention]]:
+def mentions(store: Store, doc_id: str, term_id: str) -> tuple[int, list[MentionExcerpt]]:
     """How often the term is mentioned, and the first mentions each in a window of its text."""
     rows = store.fetch(
         """SELECT m.char_start, m.char_end, c.text, c.page_no, c.section_no, c.seq FROM term_mentions m
@@ -234,5 +234,5 @@ def mentions(store: Store, doc_id: str, term_id: str) -> tuple[int, list[Mention
         window = excerpt(text[lo:hi], start - lo, end - lo)
         window = Excerpt(("…" if lo else "") + window.before, window.marked,
                          window.after + ("…" if hi < len(text) else ""))
-        shown.append(Mention(row["page_no"], row["section_no"], window))
+        shown.append(MentionExcerpt(row["page_no"], row["section_no"], window))
     return len(rows), shown

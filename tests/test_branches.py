@@ -89,7 +89,7 @@ def test_the_span_guard_and_the_stored_check_read_the_registered_fields(units):
     values = {"symbol": "m3/s", "meaning": None}
     assert guard(units, "m3/s", values, [SOURCE]) == (values, [])
     row = {"doc_id": "D", **_unit("m³ per second").model_dump()}
-    document = stored.StoredDocument("D", "units", [row], {"D::0001": stored.SourceChunk(SOURCE, None)}, {}, set())
+    document = stored.StoredDocument("D", "units", [row], {"D::0001": stored.ChunkText(SOURCE, None)}, {}, set())
     assert [(f.entity_id, f.field) for f in stored.unverified_spans(document)] == [("u_0123456789", "symbol")]
     assert stored.contract_violations(document) == []
     assert (stored.dangle_rate(document).name, stored.dangle_rate(document).rate) == ("units_without_term", 1.0)

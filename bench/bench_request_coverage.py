@@ -52,6 +52,7 @@ from types import ModuleType
 import dagster as dg
 
 from knowledge_assets.defs.launch import materialize_document
+from knowledge_assets.evaluation.corpus_scores import best_window_f1 as corpus_best_window_f1
 from knowledge_assets.ingest.documents import identify
 from knowledge_assets.store.database import Store
 from knowledge_assets.store.registry import register
@@ -114,23 +115,8 @@ def flat(text: str) -> str:
 def best_window_f1(gold: list[str], text: list[str]) -> float:
     """The best token-F1 of `gold` against any window of `text` of 1, 1.25 or 1.5 times its
     length (the corpus scorer's windows, without its 400-token cap: a request is long)."""
-    n, best = len(gold), 0.0
-    want = Counter(gold)
-    for width in sorted({n, -(-5 * n // 4), -(-3 * n // 2)}):
-        window: Counter = Counter()
-        shared = 0
-        for i, token in enumerate(text):
-            if window[token] < want.get(token, 0):
-                shared += 1
-            window[token] += 1
-            if i >= width:
-                old = text[i - width]
-                window[old] -= 1
-                if window[old] < want.get(old, 0):
-                    shared -= 1
-            if i >= width - 1 and shared:
-                best = max(best, 2 * shared / (min(width, i + 1) + n))
-    return best
+    n = len(gold)
+    return corpus_best_window_f1(Counter(gold), text, sorted({n, -(-5 * n // 4), -(-3 * n // 2)}))
 
 
 @dataclass

@@ -240,18 +240,24 @@ def windowed_f1(candidate: list[str], gold: list[str]) -> float:
         return whole
     if sum((Counter(candidate) & wanted).values()) / n < 0.4:  # no window can reach the threshold
         return whole
-    best = whole
-    for width in sorted({n, math.ceil(1.25 * n), math.ceil(1.5 * n)}):
-        if width > m:
-            continue
+    widths = [w for w in sorted({n, math.ceil(1.25 * n), math.ceil(1.5 * n)}) if w <= m]
+    return max(whole, best_window_f1(wanted, candidate, widths))
+
+
+def best_window_f1(wanted: Counter, tokens: list[str], widths: Iterable[int]) -> float:
+    """The best token-F1 of the gold tokens `wanted` against any window of `tokens` of one of
+    `widths` tokens (0.0 when none shares a token). The overlap is kept up to date as each window
+    slides, so a long text costs one pass per width."""
+    n, best = sum(wanted.values()), 0.0
+    for width in widths:
         window: Counter = Counter()
         common = 0
-        for i, token in enumerate(candidate):
+        for i, token in enumerate(tokens):
             if window[token] < wanted.get(token, 0):
                 common += 1
             window[token] += 1
             if i >= width:
-                leaving = candidate[i - width]
+                leaving = tokens[i - width]
                 window[leaving] -= 1
                 if window[leaving] < wanted.get(leaving, 0):
                     common -= 1

@@ -25,6 +25,7 @@ from pathlib import Path
 
 from knowledge_assets.errors import KnowledgeError, MissingUpstream
 from knowledge_assets.evaluation import corpus as corpus_eval
+from knowledge_assets.evaluation.conventions import render_conventions
 from knowledge_assets.evaluation.gold import GOLD_DIR, gold_path, load_gold
 from knowledge_assets.evaluation.report import render_comparison, render_scores
 from knowledge_assets.evaluation.results import (
@@ -178,6 +179,7 @@ def cmd_eval_corpus(args: argparse.Namespace) -> int:
     with corpus_eval.work_directory(args.work) as work:
         results = corpus_eval.run_corpus(documents, work, args.open_runner(), lambda r: _print_result(r, args.verbose))
     print(corpus_eval.table_footer(results))
+    print(render_conventions(corpus_eval.convention_summaries(results)))
     if args.work is not None:
         print(f"work: {args.work.resolve()} (store, Dagster instance, exports in export/<stem>/)")
     now = datetime.now(timezone.utc)

@@ -35,12 +35,21 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from tempfile import TemporaryDirectory
 
+from knowledge_assets.candidates.conventions import knowledge_candidates
+from knowledge_assets.candidates.source import SourceChunk
 from knowledge_assets.errors import KnowledgeError, read_json
+from knowledge_assets.evaluation.conventions import (
+    ConventionSummary,
+    DocumentConvention,
+    document_conventions,
+    summaries_payload,
+    summarise,
+)
 from knowledge_assets.evaluation.corpus_scores import RATES, CorpusScores, read_outputs, score_outputs
 from knowledge_assets.evaluation.results import (
     DEFAULT_TOLERANCE,
@@ -56,6 +65,7 @@ from knowledge_assets.ingest.documents import identify
 from knowledge_assets.ingest.errors import DocumentError
 from knowledge_assets.semantic_review.capture import CaseRun
 from knowledge_assets.store.database import Store
+from knowledge_assets.store.parsed import load_parsed
 from knowledge_assets.store.registry import register
 
 FORMAT = "knowledge-assets-corpus-eval/1"
@@ -89,6 +99,7 @@ class DocumentResult:
     file_name: str
     scores: CorpusScores | None
     error: str | None = None
+    conventions: dict[str, DocumentConvention] = field(default_factory=dict)
 
     @property
     def failed(self) -> bool:
@@ -145,7 +156,16 @@ def _run_document(document: CorpusDocument, store: Store, run: Runner, export_di
         export_document(store, document.stem, directory)
     except ExportError as exc:
         return failed(str(exc))
-    return DocumentResult(document.stem, document.path.name, score_outputs(document.gold, read_outputs(directory)))
+    scores = score_outputs(document.gold, read_outputs(directory))
+    return DocumentResult(document.stem, document.path.name, scores,
+                          conventions=_conventions(store, document, scores))
+
+
+def _conventions(store: Store, document: CorpusDocument, scores: CorpusScores) -> dict[str, DocumentConvention]:
+    """What each genre convention found in the document's stored chunks, and recovered."""
+    parsed = load_parsed(store, document.stem)
+    chunks = [SourceChunk(chunk_id=c.chunk_id, text=c.text, heading_path=c.heading_path) for c in parsed.chunks]
+    return document_conventions(document.gold, knowledge_candidates(chunks), scores.recovered)
 
 
 @contextmanager
@@ -203,7 +223,12 @@ def results_payload(results: list[DocumentResult], run: RunInfo, corpus: Path, c
         },
         "failed": {r.stem: r.error for r in sorted(results, key=lambda r: r.stem) if r.failed},
         "means": means(results),
+        "conventions": summaries_payload(convention_summaries(results)),
     }
+
+
+def convention_summaries(results: list[DocumentResult]) -> list[ConventionSummary]:
+    return summarise({r.stem: r.conventions for r in results if not r.failed})
 
 
 def baseline_name(run: RunInfo) -> str:

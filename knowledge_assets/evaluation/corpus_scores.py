@@ -83,6 +83,9 @@ class CorpusScores:
 
     figures: dict
     misses: list[str] = field(default_factory=list)
+    # Which gold items the outputs recovered, by their index in the gold's list: "definition"
+    # indexes `terms`, "formula" `formulas`, "rule" `rules` (what the convention report credits).
+    recovered: dict[str, frozenset[int]] = field(default_factory=dict)
 
 
 def _as_list(obj: object) -> list:
@@ -339,12 +342,14 @@ def score_outputs(gold: dict, outputs: Outputs) -> CorpusScores:
 
     # definition recall
     gdefs = [t for t in gterms if t.get("definition_verbatim")]
-    defined = 0
-    for term in gdefs:
+    defined_items: set[int] = set()
+    for index, term in enumerate(gterms):
+        if not term.get("definition_verbatim"):
+            continue
         names, wanted = gold_names(term), word_tokens(term["definition_verbatim"])
         if any(names & n and _str(e.get("definition")).strip() and f1(word_tokens(e["definition"]), wanted) >= THRESHOLD
                for e, n in zip(glossary, out_names)):
-            defined += 1
+            defined_items.add(index)
         else:
             misses.append(f"definition MISSED: {term.get('canonical')!r}")
 
@@ -368,12 +373,12 @@ def score_outputs(gold: dict, outputs: Outputs) -> CorpusScores:
             formula_tokens(s) for s in [latex, *named, *_strings_in(entry.get("provenance"))] if s and s.strip()
         )
     gforms = gold.get("formulas", [])
-    formulas_found = 0
-    for formula in gforms:
+    formula_items: set[int] = set()
+    for index, formula in enumerate(gforms):
         wanted = formula_tokens(formula["verbatim"])
         best = max((windowed_f1(c, wanted) for c in candidates), default=0.0)
         if best >= THRESHOLD:
-            formulas_found += 1
+            formula_items.add(index)
         else:
             misses.append(f"formula MISSED ({best:.2f}): {formula.get('name')!r}: {formula['verbatim']!r}")
 
@@ -385,18 +390,20 @@ def score_outputs(gold: dict, outputs: Outputs) -> CorpusScores:
         rule_texts.extend(word_tokens(t) for t in texts if t and t.strip())
         pairs.append((word_tokens(condition), word_tokens(consequence)))
     grules = gold.get("rules", [])
-    rules_found = rules_paired = 0
-    for rule in grules:
+    rules_paired = 0
+    rule_items: set[int] = set()
+    for index, rule in enumerate(grules):
         condition, consequence = word_tokens(rule["condition_verbatim"]), word_tokens(rule["consequence_verbatim"])
         best = max((windowed_f1(t, condition + consequence) for t in rule_texts), default=0.0)
         if best >= THRESHOLD:
-            rules_found += 1
+            rule_items.add(index)
         else:
             misses.append(f"rule MISSED ({best:.2f}): {rule['condition_verbatim'][:60]!r} -> "
                           f"{rule['consequence_verbatim'][:60]!r}")
         rules_paired += any(windowed_f1(c, condition) >= THRESHOLD and windowed_f1(q, consequence) >= THRESHOLD
                             for c, q in pairs)
 
+    defined, formulas_found, rules_found = len(defined_items), len(formula_items), len(rule_items)
     figures = {
         "doc": gold.get("doc"),
         "term_recall": _ratio(found, len(gterms)),
@@ -417,4 +424,6 @@ def score_outputs(gold: dict, outputs: Outputs) -> CorpusScores:
                     "formulas": None if outputs.formulas is None else len(formulas),
                     "interpretation_pack": None if outputs.rules is None else len(rules)},
     }
-    return CorpusScores(figures, misses)
+    recovered = {"definition": frozenset(defined_items), "formula": frozenset(formula_items),
+                 "rule": frozenset(rule_items)}
+    return CorpusScores(figures, misses, recovered)

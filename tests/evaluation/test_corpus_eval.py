@@ -103,3 +103,10 @@ def test_a_baseline_with_higher_figures_makes_the_command_exit_1(corpus_run, cor
     assert done.returncode == 1, done.stdout + done.stderr
     assert "REGRESSED" in done.stdout and "1 regressions beyond the tolerance" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_every_convention_that_fires_on_the_corpus_is_registered_and_reported(corpus_run):
+    done, _, payload = corpus_run
+    fired = {key for key, entry in payload["conventions"].items() if entry["documents"]}
+    assert fired and not [key for key in fired if "unregistered" in key]
+    assert "conventions: documents fired on" in done.stdout

@@ -1,0 +1,86 @@
+"""The registry of genre conventions: every finder's cue, named with the kind of candidate it
+finds, the genres that write it and what it recognises — one entry per convention, so a new
+layout is one entry here beside its finder and its test, and the corpus evaluation can say
+which conventions fired on which documents (`evaluation/conventions.py`).
+
+A candidate's convention is its cue, except for the statutory defining sentence, whose cue is
+the copula that found it (`adalah`, `means`, `yaitu`: the offline glossary ranks by it), all
+of them one convention.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cache
+
+from knowledge_assets.candidates.definitions import find_definitions
+from knowledge_assets.candidates.formulas import find_formulas
+from knowledge_assets.candidates.model import Candidate, CandidateKind
+from knowledge_assets.candidates.packs import cues
+from knowledge_assets.candidates.rules import find_rules
+from knowledge_assets.candidates.source import SourceChunk
+
+UNREGISTERED = "unregistered"
+
+
+@dataclass(frozen=True)
+class Convention:
+    kind: CandidateKind
+    name: str
+    genre: str
+    recognises: str
+
+    @property
+    def key(self) -> str:
+        return f"{self.kind}/{self.name}"
+
+
+_REG, _SPEC, _MD, _STD, _ALL = "regulation", "specification", "web markdown", "standard", "any"
+
+CONVENTIONS: tuple[Convention, ...] = (
+    Convention("definition", "statutory", _REG, "`X adalah …`, `X means …`: the Ketentuan Umum defining sentence"),
+    Convention("definition", "introduced", _REG, "`X yang selanjutnya disingkat Y adalah …`"),
+    Convention("definition", "explained", _REG, "the Penjelasan's `Yang dimaksud dengan \"X\" adalah …`"),
+    Convention("definition", "referenced", _REG, "`Besaran nilai X sebagaimana dimaksud … merupakan …`"),
+    Convention("definition", "label", _ALL, "a glossary line `Term: definition` (RFC lists, bullets, kramdown)"),
+    Convention("definition", "heading", _ALL, "a section whose heading names the term its first sentence defines"),
+    Convention("definition", "legend", _ALL, "a formula's legend, `Keterangan:` / `where:` `SYM = meaning`"),
+    Convention("formula", "assignment", _ALL, "a line `LHS = expression`"),
+    Convention("formula", "code_fence", _MD, "an equation in a fenced code block"),
+    Convention("formula", "display", _SPEC, "an indented display equation of a plain-text specification"),
+    Convention("formula", "fraction_layout", _REG, "a two-dimensional fraction laid out over several lines"),
+    Convention("formula", "inline", _SPEC, "an equation inside a sentence"),
+    Convention("formula", "latex_block", _MD, "a LaTeX block (`~~~ math`, `$$ … $$`)"),
+    Convention("formula", "lead_in", _ALL, "the equation a lead-in announces (`dihitung dengan rumus:`)"),
+    Convention("rule", "conditional", _ALL, "a sentence opened by `If/When/Apabila/Jika …`"),
+    Convention("rule", "dalam_hal", _REG, "`Dalam hal …, (maka) …`"),
+    Convention("rule", "condition_after", _ALL, "the requirement first, its condition after (`X MUST … if …`)"),
+    Convention("rule", "proviso", _ALL, "`… dengan syarat …`, `provided that …`"),
+    Convention("rule", "circumstance", _ALL, "a requirement opened by a circumstance phrase (`To avoid …, X MUST`)"),
+    Convention("rule", "commencement", _REG, "`X mulai berlaku pada …`"),
+    Convention("rule", "tier", _REG, "an item of a tiered schedule (`a. 1% untuk keterlambatan …`)"),
+    Convention("rule", "anaphora", _SPEC, "`If A, then B. In this case, X MUST …`"),
+    Convention("rule", "deadline", _REG, "`X disampaikan paling lambat …`"),
+    Convention("rule", "modal", _ALL, "an obligation or prohibition (MUST, wajib, harus, dilarang)"),
+    Convention("rule", "computation", _ALL, "how a value is computed (`X dihitung …`, `X is calculated …`)"),
+)
+REGISTRY: dict[str, Convention] = {c.key: c for c in CONVENTIONS}
+
+
+@cache
+def _copulas() -> frozenset[str]:
+    return frozenset(w.lower() for w in cues("definitions")["copulas"])
+
+
+def convention_of(candidate: Candidate) -> str:
+    """The registry key of the convention that found `candidate`; `<kind>/unregistered:<cue>`
+    for a cue no entry names (the corpus test lists them)."""
+    name = "statutory" if candidate.kind == "definition" and candidate.cue.lower() in _copulas() else candidate.cue
+    key = f"{candidate.kind}/{name}"
+    return key if key in REGISTRY else f"{candidate.kind}/{UNREGISTERED}:{candidate.cue}"
+
+
+def knowledge_candidates(chunks: Sequence[SourceChunk]) -> list[Candidate]:
+    """Every definition, formula and rule candidate of a document's chunks."""
+    return [*find_definitions(chunks), *find_formulas(chunks), *find_rules(chunks)]

@@ -71,6 +71,8 @@ _PARAGRAPH_END = re.compile(r"\n[ \t]*\n|" + _ITEM_OPENS + r"|\n(?=[ \t]*(?:\||#
 _SENTENCE_END = re.compile(r"[.!?](?=[ \t]*(?:\n|$|\|)|[ \t]+[*_\"“'(\[]*[A-Z])")
 _NOT_SENTENCE_ENDS = frozenset({"e.g", "i.e", "vs", "cf", "approx", "fig", "no"})
 _BODY_OPENING = re.compile(r"[^\W\d_]|[\"“'(*_]")
+# A run of four digits marks an identifier (a ticket, an advisory, a date), not a term.
+_IDENTIFIER = re.compile(r"\d{4}")
 
 
 def glossary_table_rows(chunk_id: str, text: str, heading_end: int = 0) -> list[Candidate]:
@@ -109,8 +111,9 @@ def glossary_table_rows(chunk_id: str, text: str, heading_end: int = 0) -> list[
 def markup_labels(chunk_id: str, text: str, heading_end: int = 0) -> list[Candidate]:
     """`- **Term**: definition`, `- **Term (ABBR):** definition`, `- *Term*: definition`: a
     bulleted item opened by an emphasised label, the definition the label and the item's first
-    sentence; without a bullet only under a glossary heading. A number opens a step of a
-    procedure (`1. **Detection:** The team notices …`), an admonition a note (`**Risk:**`)."""
+    sentence; without a bullet only under a glossary heading. The label is a name as a
+    glossary writes it, capitalised; a number opens a step of a procedure (`1. **Detection:**
+    The team notices …`), an admonition a note (`**Risk:**`)."""
     found = []
     under_glossary = _is_glossary_heading(text[:heading_end])
     for match in line_matches(_markup_label(), ":", text):
@@ -119,7 +122,7 @@ def markup_labels(chunk_id: str, text: str, heading_end: int = 0) -> list[Candid
         if not (match.group("bullet") or under_glossary) or match.start() < heading_end:
             continue
         label_start, label_end = _inner(match)
-        name = _name_parts(text, label_start, label_end)
+        name = _name_parts(text, label_start, label_end) if _is_label(text[label_start:label_end]) else None
         body = match.end()
         item_end = _end_of(_ITEM_END, text, body)
         if name is None or not _defines(text, body, item_end):
@@ -179,7 +182,8 @@ def heading_subjects(chunk_id: str, text: str, heading_end: int = 0) -> list[Can
     """A section whose first sentence has the term its heading names for subject, an article
     allowed before it: `2.1.4. Known Received Count` then `The Known Received Count is the
     total number …`, `Estimating min_rtt` then `min_rtt is the sender's estimate …`. A bare
-    `is`/`are` defines there too, before a determiner, as under an emphasised subject."""
+    `is`/`are` defines there too, before a determiner, as under an emphasised subject; a
+    statutory copula (`X means …`) is the statutory finder's, wherever it stands."""
     if not heading_end:
         return []
     line_start = text.rfind("\n", 0, heading_end) + 1
@@ -194,7 +198,7 @@ def heading_subjects(chunk_id: str, text: str, heading_end: int = 0) -> list[Can
         if subject is None or not _is_name(subject.group()):
             continue
         copula = _subject_copula().match(text, subject.end())
-        if copula is None or copula.group("head") or not _defining(copula):
+        if copula is None or copula.group("head") or not _defining(copula) or _is_statutory(copula):
             return []
         limit = _end_of(_PARAGRAPH_END, text, body)
         end = _sentence_end(text, copula.start("next"), limit)
@@ -229,7 +233,7 @@ def _name_parts(text: str, start: int, end: int) -> Parts | None:
     name_is_short, inside_is_short = _is_short_name(text[slice(*name)]), _is_short_name(text[slice(*inside)])
     if inside_is_short and not name_is_short:
         return [("term", *name, None), ("abbreviation", *inside, None), ("expansion", *name, None)]
-    if name_is_short and not inside_is_short:
+    if name_is_short and len(text[slice(*inside)].split()) > 1:
         return [("term", *inside, None), ("abbreviation", *name, None), ("expansion", *inside, None)]
     return [("term", *name, None), ("alias", *inside, None)]
 
@@ -249,6 +253,13 @@ def _is_name(name: str) -> bool:
     lowered = [w.lower() for w in words]
     return (not _words_of("sentence_words") & set(lowered)
             and not {lowered[0], lowered[-1]} & (STOPWORDS | CONNECTORS | CONJUNCTIONS))
+
+
+def _is_label(label: str) -> bool:
+    """A glossary label writes its name capitalised (`**Blast radius**:`, `**2FA**:`); a
+    lowercase one is a changelog's scope (`- **http**: fix …`) or an identifier (`**onData**:`),
+    one with a run of digits an advisory or ticket (`**CVE-2021-3450**:`)."""
+    return (label[:1].isupper() or label[:1].isdigit()) and not _IDENTIFIER.search(label)
 
 
 def _is_short_name(name: str) -> bool:
@@ -340,6 +351,11 @@ def _defining(copula: re.Match[str]) -> bool:
     """Whether a copula match defines: a defining verb, or `is`/`are` before a determiner."""
     verb = " ".join(copula.group("copula").lower().split())
     return verb not in _words_of("article_copulas") or copula.group("next").lower() in _words_of("determiners")
+
+
+def _is_statutory(copula: re.Match[str]) -> bool:
+    verb = " ".join(copula.group("copula").lower().split())
+    return verb in frozenset(w.lower() for w in cues("definitions")["copulas"])
 
 
 def _opens_sentence(text: str, position: int) -> bool:

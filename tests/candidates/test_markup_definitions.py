@@ -72,13 +72,15 @@ def test_a_bold_label_outside_a_bullet_list_defines_only_under_a_glossary_headin
     assert found(steps, ["Outage review"]) == []
 
 
-def test_numbered_steps_admonitions_metadata_and_instructions_are_not_labelled_terms():
+def test_numbered_steps_admonitions_metadata_instructions_and_changelog_scopes_are_not_labelled_terms():
     text = (
         "1. **Detection:** The team saw the error rate rise.\n\n"
         "- **Note:** Keep the runbook current.\n"
         "- **File**: report_2024.pdf\n"
         "- **Pages**: 18\n"
         "- **Skip the broken step:** Use a flag to bypass it.\n"
+        "- **http**: fix header parsing for long requests.\n"
+        "- **CVE-2024-1234**: Header smuggling in the parser.\n"
     )
     # Through this finder alone: `_labelled` of definitions.py still reads `**File**:` as a label.
     assert markup_labels("D::0001", text) == []
@@ -168,3 +170,8 @@ def test_a_first_sentence_whose_subject_the_heading_names_is_a_definition():
 def test_a_first_sentence_about_something_else_or_without_a_defining_verb_defines_nothing():
     assert found("Replica lag\n\nReplica lag grows under load.\n", ["Replica lag"]) == []
     assert found("Replica lag\n\nThis is the part about lag.\n", ["Replica lag"]) == []
+
+
+def test_a_statutory_copula_under_a_heading_is_left_to_the_statutory_finder():
+    (candidate,) = found("Replica lag\n\nReplica lag means the delay of a replica.\n", ["Replica lag"])
+    assert (parts(candidate)["term"], candidate.cue) == ("Replica lag", "means")

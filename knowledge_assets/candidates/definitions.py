@@ -30,6 +30,7 @@ from collections.abc import Iterator, Sequence
 from functools import cache
 
 from knowledge_assets.candidates.lexicon import STOPWORDS, STRUCTURE_WORDS
+from knowledge_assets.candidates.markup_definitions import MARKUP_FINDERS, MARKUP_GLOSSARY_CUES
 from knowledge_assets.candidates.model import Candidate, span
 from knowledge_assets.candidates.packs import cues
 from knowledge_assets.candidates.source import SourceChunk
@@ -73,7 +74,7 @@ def find_definitions(chunks: Sequence[SourceChunk]) -> list[Candidate]:
         text, in_front_matter = _prose(chunk.text, in_front_matter)
         heading_end = _heading_end(chunk)
         own: list[Candidate] = list(_under_heading(chunk, heading_end))
-        for finder in (_explained, _referenced, _labelled, _legend, _statutory):
+        for finder in (*MARKUP_FINDERS, _explained, _referenced, _labelled, _legend, _statutory):
             for candidate in finder(chunk.chunk_id, text, heading_end):
                 if not any(_overlaps(candidate, other) for other in own):
                     own.append(candidate)
@@ -96,7 +97,7 @@ _SYMBOL_CUES = frozenset({"legend", "referenced"})
 
 # A glossary's own entry: a label, a term introduced with its short name, an explanation, a
 # section whose heading the first sentence defines.
-_GLOSSARY_CUES = frozenset({"label", "introduced", "explained", "heading"})
+_GLOSSARY_CUES = frozenset({"label", "introduced", "explained", "heading"}) | MARKUP_GLOSSARY_CUES
 
 
 def defining_first(candidates: Sequence[Candidate]) -> list[Candidate]:

@@ -29,9 +29,11 @@ import re
 from collections.abc import Iterator, Sequence
 from functools import cache
 
+from knowledge_assets.candidates.column_definitions import column_definitions
 from knowledge_assets.candidates.lexicon import STOPWORDS, STRUCTURE_WORDS
 from knowledge_assets.candidates.model import Candidate, span
 from knowledge_assets.candidates.packs import cues
+from knowledge_assets.candidates.prose_definitions import code_names, prose_definitions
 from knowledge_assets.candidates.source import SourceChunk
 from knowledge_assets.candidates.text import line_matches, matches_near
 
@@ -69,10 +71,12 @@ def find_definitions(chunks: Sequence[SourceChunk]) -> list[Candidate]:
     """Every definition candidate of the chunks, in document order, never two for one span."""
     found: list[Candidate] = []
     in_front_matter = bool(chunks) and chunks[0].text.startswith("---\n")
+    variables = code_names(chunks)
     for chunk in chunks:
         text, in_front_matter = _prose(chunk.text, in_front_matter)
         heading_end = _heading_end(chunk)
-        own: list[Candidate] = list(_under_heading(chunk, heading_end))
+        own: list[Candidate] = [*_under_heading(chunk, heading_end), *column_definitions(chunk, text, heading_end),
+                                *prose_definitions(chunk, text, heading_end, variables)]
         for finder in (_explained, _referenced, _labelled, _legend, _statutory):
             for candidate in finder(chunk.chunk_id, text, heading_end):
                 if not any(_overlaps(candidate, other) for other in own):
@@ -96,7 +100,7 @@ _SYMBOL_CUES = frozenset({"legend", "referenced"})
 
 # A glossary's own entry: a label, a term introduced with its short name, an explanation, a
 # section whose heading the first sentence defines.
-_GLOSSARY_CUES = frozenset({"label", "introduced", "explained", "heading"})
+_GLOSSARY_CUES = frozenset({"label", "introduced", "explained", "heading", "column", "hanging"})
 
 
 def defining_first(candidates: Sequence[Candidate]) -> list[Candidate]:

@@ -27,12 +27,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Sequence
-from functools import cache
+from functools import cache, partial
 
+from knowledge_assets.candidates.column_definitions import column_definitions
 from knowledge_assets.candidates.lexicon import STOPWORDS, STRUCTURE_WORDS
 from knowledge_assets.candidates.markup_definitions import MARKUP_FINDERS, MARKUP_GLOSSARY_CUES
 from knowledge_assets.candidates.model import Candidate, span
 from knowledge_assets.candidates.packs import cues
+from knowledge_assets.candidates.prose_definitions import code_names, prose_definitions
 from knowledge_assets.candidates.source import SourceChunk
 from knowledge_assets.candidates.text import line_matches, matches_near
 
@@ -70,11 +72,13 @@ def find_definitions(chunks: Sequence[SourceChunk]) -> list[Candidate]:
     """Every definition candidate of the chunks, in document order, never two for one span."""
     found: list[Candidate] = []
     in_front_matter = bool(chunks) and chunks[0].text.startswith("---\n")
+    variables = code_names(chunks)
     for chunk in chunks:
         text, in_front_matter = _prose(chunk.text, in_front_matter)
         heading_end = _heading_end(chunk)
-        own: list[Candidate] = list(_under_heading(chunk, heading_end))
-        for finder in (*MARKUP_FINDERS, _explained, _referenced, _labelled, _legend, _statutory):
+        own: list[Candidate] = [*_under_heading(chunk, heading_end), *column_definitions(chunk, text, heading_end)]
+        in_prose = partial(_in_prose, chunk, variables)
+        for finder in (*MARKUP_FINDERS, in_prose, _explained, _referenced, _labelled, _legend, _statutory):
             for candidate in finder(chunk.chunk_id, text, heading_end):
                 if not any(_overlaps(candidate, other) for other in own):
                     own.append(candidate)
@@ -82,6 +86,12 @@ def find_definitions(chunks: Sequence[SourceChunk]) -> list[Candidate]:
         # Cut from the chunk's text where code was blanked; elsewhere the finders read that text.
         found += [_resliced(c, chunk.text) for c in own] if text != chunk.text else own
     return found
+
+
+def _in_prose(chunk: SourceChunk, variables: frozenset[str], chunk_id: str, text: str,
+              heading_end: int) -> list[Candidate]:
+    """The prose conventions (`prose_definitions`) as a finder of the common shape."""
+    return prose_definitions(chunk, text, heading_end, variables)
 
 
 def _resliced(candidate: Candidate, text: str) -> Candidate:
@@ -97,7 +107,7 @@ _SYMBOL_CUES = frozenset({"legend", "referenced"})
 
 # A glossary's own entry: a label, a term introduced with its short name, an explanation, a
 # section whose heading the first sentence defines.
-_GLOSSARY_CUES = frozenset({"label", "introduced", "explained", "heading"}) | MARKUP_GLOSSARY_CUES
+_GLOSSARY_CUES = frozenset({"label", "introduced", "explained", "heading", "column", "hanging"}) | MARKUP_GLOSSARY_CUES
 
 
 def defining_first(candidates: Sequence[Candidate]) -> list[Candidate]:

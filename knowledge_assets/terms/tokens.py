@@ -165,8 +165,10 @@ def key_words(surface: str) -> list[str]:
 def term_key(surface: str) -> str:
     """Case, spacing, joiner and plural variants of a surface share one key:
     "Cut-off", "cut off" and "cutoffs" are all `cutoff`; "Gain/Loss" and "Gain / Loss" meet;
-    a name written with markup meets its plain form (`*W<sub>max</sub>*` and `W_max`)."""
-    return "".join(key_words(plain_name(surface)))
+    a name written with markup meets its plain form (`*W<sub>max</sub>*` and `W_max`). A
+    one-letter name keeps its case: notation gives `m` and `M` two meanings."""
+    key = "".join(key_words(plain_name(surface)))
+    return plain_name(surface) if len(key) == 1 and plain_name(surface).isalpha() else key
 
 
 _KRAMDOWN_CHARACTER = re.compile(r"\{\{\{([^{}]*)\}\{[^{}]*\}\}\}")

@@ -56,14 +56,14 @@ def test_a_symbol_is_given_its_meaning_by_cross_reference():
     assert parts(candidate)["term"] == "KR" and candidate.text.startswith("(2) Besaran nilai KR")
 
 
-def test_rfc_term_list_takes_the_first_sentence_of_each_entry():
+def test_rfc_term_list_takes_a_hanging_entry_whole_and_a_one_line_entry_to_its_first_sentence():
     text = (
         "   Terms used here:\n\n"
         "   Probe packets:  Packets sent only to test the path.  They carry\n      no data.\n\n"
         "   kMaxBurst:  Largest burst allowed.  The value is 10.\n"
     )
     assert [(parts(c)["term"], c.text) for c in found(text)] == [
-        ("Probe packets", "Probe packets:  Packets sent only to test the path."),
+        ("Probe packets", "Probe packets:  Packets sent only to test the path.  They carry\n      no data."),
         ("kMaxBurst", "kMaxBurst:  Largest burst allowed."),
     ]
 

@@ -16,7 +16,8 @@ Apabila laju dosis melebihi nilai batas, maka pekerja harus meninggalkan daerah 
 GOLD = {
     "terms": [{"canonical": "Alat Ukur", "definition_verbatim":
                "Alat Ukur adalah perangkat untuk mengukur laju dosis di tempat kerja."},
-              {"canonical": "Daerah Kerja", "definition_verbatim": "Daerah Kerja adalah ruang tempat pekerja bekerja."}],
+              {"canonical": "Daerah Kerja",
+               "definition_verbatim": "Daerah Kerja adalah ruang tempat pekerja bekerja."}],
     "formulas": [],
     "rules": [{"condition_verbatim": "Apabila laju dosis melebihi nilai batas",
                "consequence_verbatim": "pekerja harus meninggalkan daerah kerja"}],

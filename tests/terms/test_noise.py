@@ -55,7 +55,7 @@ def reasons(text: str, symbols: frozenset[str] = frozenset()) -> dict[str, str |
 
 
 def test_numbers_units_function_words_and_lone_letters_are_noise_but_formula_symbols_are_not():
-    assert reasons("1.250.000 | jam | BCM/jam | dan | the | x | P | Fill Factor", frozenset({"p"})) == {
+    assert reasons("1.250.000 | jam | BCM/jam | dan | the | x | P | Fill Factor", frozenset({"P"})) == {
         "1.250.000": "number",
         "jam": "unit",
         "BCM/jam": "unit",

@@ -46,7 +46,7 @@ def test_case_spacing_joiner_and_plural_variants_share_a_key(variants):
 
 @pytest.mark.parametrize(
     ("a", "b"),
-    [("CMMS", "CMM"), ("Scheduled Breakdown", "Unscheduled Breakdown"), ("CT Loading", "CT Hauling")],
+    [("CMMS", "CMM"), ("Scheduled Breakdown", "Unscheduled Breakdown"), ("CT Loading", "CT Hauling"), ("m", "M")],
 )
 def test_different_terms_keep_different_keys(a, b):
     assert term_key(a) != term_key(b)

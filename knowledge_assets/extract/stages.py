@@ -44,7 +44,7 @@ from knowledge_assets.link import (
 )
 from knowledge_assets.llm.extractor import Extractor
 from knowledge_assets.llm.prompts import load_prompt
-from knowledge_assets.llm.requests import FormulaRequest, RuleRequest, SourceChunk, chunk_batches
+from knowledge_assets.llm.requests import FormulaRequest, RuleRequest, SourceChunk, chunk_batches, window_chars
 from knowledge_assets.llm.results import CallResult
 from knowledge_assets.llm.usage import usage_rows
 from knowledge_assets.queue import build_queue
@@ -92,8 +92,11 @@ def candidate_requests(request_type, source: Sequence[SourceChunk], candidates: 
     candidates. A chunk where the candidate layer found nothing is not sent (D37): the model
     selects and labels among candidates rather than reading the whole document, which keeps
     prompts proportional to what a document states, not to its length."""
-    holding = {cand.chunk_id for cand in candidates}
-    for batch in chunk_batches(chunk for chunk in source if chunk.chunk_id in holding):
+    by_chunk: dict[str, list[Candidate]] = {}
+    for cand in candidates:
+        by_chunk.setdefault(cand.chunk_id, []).append(cand)
+    holding = (chunk for chunk in source if chunk.chunk_id in by_chunk)
+    for batch in chunk_batches(holding, chars=lambda chunk: window_chars(chunk, by_chunk[chunk.chunk_id])):
         ids = {chunk.chunk_id for chunk in batch}
         yield request_type(chunks=batch, candidates=[cand for cand in candidates if cand.chunk_id in ids])
 

@@ -33,6 +33,7 @@ from knowledge_assets.llm.requests import (
     GlossaryRequest,
     RuleRequest,
     SourceChunk,
+    candidate_windows,
 )
 from knowledge_assets.verify.instructions import instruction_cue
 
@@ -128,6 +129,18 @@ def render_chunks(chunks: list[SourceChunk]) -> str:
     return "\n".join(blocks)
 
 
+def render_windows(chunks: list[SourceChunk], candidates: list[Candidate]) -> str:
+    """Each chunk's candidate windows (`candidate_windows`), each in its own tag with the
+    chunk's id: a formula or rule request shows what its candidates need, not whole chunks.
+    A chunk without candidates is shown whole (the prompt then asks to read it)."""
+    windows = []
+    for chunk in chunks:
+        stretches = candidate_windows(chunk, candidates) or [(0, len(chunk.text))]
+        windows += [SourceChunk(chunk_id=chunk.chunk_id, text=chunk.text[start:end], heading_path=chunk.heading_path)
+                    for start, end in stretches]
+    return render_chunks(windows)
+
+
 def render_terms(request: GlossaryRequest) -> str:
     lines = []
     for number, cluster in enumerate(request.clusters, start=1):
@@ -208,7 +221,7 @@ def placeholder_values(request: ExtractionRequest) -> dict[str, str]:
                 "chunks": render_chunks(request.chunks)}
     if isinstance(request, (FormulaRequest, RuleRequest)):
         return {"candidates": render_candidates(request.candidates, request.chunks),
-                "chunks": render_chunks(request.chunks)}
+                "chunks": render_windows(request.chunks, request.candidates)}
     raise TypeError(f"not an extraction request: {type(request).__name__}")
 
 

@@ -8,7 +8,7 @@ write. Each request class names its branch, so a mixed list can run in one pool.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import ClassVar, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -93,9 +93,11 @@ def pack(
 
 
 def chunk_batches(
-    chunks: Iterable[SourceChunk], budget_chars: int = 12000, max_chunks: int = 20
+    chunks: Iterable[SourceChunk], budget_chars: int = 12000, max_chunks: int = 20,
+    chars: Callable[[SourceChunk], int] = lambda chunk: len(chunk.text),
 ) -> Iterator[list[SourceChunk]]:
-    return pack(chunks, lambda chunk, _: len(chunk.text), budget_chars, max_chunks)
+    """`chars` is what a chunk costs a request: its text, or its candidate windows."""
+    return pack(chunks, lambda chunk, _: chars(chunk), budget_chars, max_chunks)
 
 
 def cluster_batches(
@@ -108,3 +110,54 @@ def cluster_batches(
         return sum(len(chunk.text) for chunk in cluster.chunks if chunk.chunk_id not in present)
 
     return pack(clusters, added_chars, budget_chars, max_clusters)
+
+
+# Lines of context a candidate window keeps on either side of what the candidate spans: the
+# line before (a formula's lead-in, a rule's heading clause) and the line after (a legend's
+# first line, a list's next item).
+WINDOW_CONTEXT_LINES = 1
+
+
+def _line_start(text: str, position: int, lines_before: int) -> int:
+    start = text.rfind("\n", 0, position) + 1
+    for _ in range(lines_before):
+        if start == 0:
+            break
+        start = text.rfind("\n", 0, start - 1) + 1
+    return start
+
+
+def _line_end(text: str, position: int, lines_after: int) -> int:
+    end = text.find("\n", position)
+    for _ in range(lines_after):
+        if end == -1:
+            break
+        end = text.find("\n", end + 1)
+    return len(text) if end == -1 else end
+
+
+def candidate_windows(chunk: SourceChunk, candidates: Sequence[Candidate]) -> list[tuple[int, int]]:
+    """The stretches of `chunk.text` a model needs to read the chunk's candidates: each
+    candidate with its parts, widened to whole lines and `WINDOW_CONTEXT_LINES` of context on
+    either side, overlapping or touching stretches merged, in text order. A formula or rule
+    request shows these, not the whole chunk (issue 18): every span a model can quote from a
+    window is verbatim in the chunk, and the span check reads the stored chunk."""
+    text = chunk.text
+    stretches = []
+    for candidate in candidates:
+        if candidate.chunk_id != chunk.chunk_id:
+            continue
+        start = min([candidate.start, *(p.start for p in candidate.parts)])
+        end = max([candidate.end, *(p.end for p in candidate.parts)])
+        stretches.append((_line_start(text, start, WINDOW_CONTEXT_LINES), _line_end(text, end, WINDOW_CONTEXT_LINES)))
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(stretches):
+        if merged and start <= merged[-1][1] + 1:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], end))
+        else:
+            merged.append((start, end))
+    return merged
+
+
+def window_chars(chunk: SourceChunk, candidates: Sequence[Candidate]) -> int:
+    return sum(end - start for start, end in candidate_windows(chunk, candidates))

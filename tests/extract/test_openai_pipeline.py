@@ -21,12 +21,13 @@ FABRICATED_PURPOSE = "This procedure guarantees that no unit ever breaks down."
 RULE = "If a breakdown lasts less than 15 minutes, it is recorded as a delay and not as a breakdown."
 
 
-def _chunks(text: str) -> dict[str, str]:
-    return dict(re.findall(r'<chunk id="([^"]+)"[^>]*>\n(.*?)\n</chunk>', text, flags=re.S))
+def _chunks(text: str) -> list[tuple[str, str]]:
+    """(chunk id, text) of each block; a formula or rule request shows one chunk in several."""
+    return re.findall(r'<chunk id="([^"]+)"[^>]*>\n(.*?)\n</chunk>', text, flags=re.S)
 
 
 def _chunk_with(text: str, needle: str) -> str | None:
-    return next((cid for cid, body in _chunks(text).items() if needle in body), None)
+    return next((cid for cid, body in _chunks(text) if needle in body), None)
 
 
 def model(body: dict) -> dict:

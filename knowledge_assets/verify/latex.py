@@ -34,6 +34,7 @@ import re
 from collections import Counter
 
 from knowledge_assets.contracts import LatexVerification
+from knowledge_assets.verify.spans import is_verbatim
 
 _MULTIPLY = re.compile(r"\\times|\\cdot|\\ast|×|·|\*")
 _WRAPPERS = re.compile(r"\\(?:text|mathrm|mathit|mathbf|operatorname|textit|textbf)\s*\{([^{}]*)\}")
@@ -134,3 +135,16 @@ def transcribes_plain_text(formula_latex: str, text: str) -> bool:
         return canonical_latex(_BARE_X_PRODUCT.sub(" * ", value))
 
     return as_product(formula_latex) in as_product(text)
+
+
+def is_transcription(formula_latex: str, span: str, chunk_text: str, chunk_latex: str | None) -> bool:
+    """Whether `formula_latex` is transcribed, never derived (contract §7): verbatim in its
+    chunk, or the same formula as its own verbatim span — in notation-aware form, or a 2-D
+    fraction layout's linear form —, or found in the chunk's markup (its `latex`, else the math
+    its Markdown writes). The span guard and the stored check both ask this."""
+    return (
+        is_verbatim(formula_latex, chunk_text)
+        or (is_verbatim(span, chunk_text)
+            and (transcribes_plain_text(formula_latex, span) or transcribes_layout(formula_latex, span)))
+        or latex_verification(formula_latex, chunk_latex or math_markup(chunk_text)) == "verified"
+    )

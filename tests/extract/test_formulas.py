@@ -21,10 +21,10 @@ def found(span: str, latex: str | None, name: str | None = None) -> FormulaFound
 
 def test_a_damaged_rendering_is_no_transcription_and_rejected_json_says_why():
     text = "Functions:\n" + "\n".join(f" {line} (5.{n})" for n, line in enumerate(DAMAGED))
-    built = build_formulas("doc", [found(line, line) for line in DAMAGED], {"doc::0001": chunk(text)})
-    assert [(f.formula_latex, f.latex_verification, f.provenance.span) for f in built.formulas] == [
-        (None, None, DAMAGED[0]), (None, None, DAMAGED[1])]
-    assert len({f.formula_id for f in built.formulas}) == 2  # two unnamed, untranscribed formulas of one chunk
+    answers = [found(line, line, f"(5.{n})") for n, line in enumerate(DAMAGED)]  # named by their numbers
+    built = build_formulas("doc", answers, {"doc::0001": chunk(text)})
+    assert [(f.name, f.formula_latex, f.latex_verification, f.provenance.span) for f in built.formulas] == [
+        ("(5.0)", None, None, DAMAGED[0]), ("(5.1)", None, None, DAMAGED[1])]
     assert [r.field for r in built.rejected] == ["formula_latex", "formula_latex"]
     assert all("drawing order" in r.reason for r in built.rejected)
 

@@ -100,3 +100,16 @@ def test_a_linear_transcription_of_a_fraction_layout_carries_every_token_and_one
     assert not transcribes_layout(r"\frac{Ka,d + Kb}{20 \mathrm{mg} 35} < 1", layout)
     assert not transcribes_layout("Ka,d Kb + < 1 20 mg 35", layout)
     assert transcribes_layout(r"Q = \frac{dV}{dt} \times 100\%", "     dV\nQ = ------ x 100%\n     dt")
+
+
+def test_a_transcription_is_verbatim_a_notation_of_its_verbatim_span_or_in_the_markup():
+    from knowledge_assets.verify.latex import is_transcription
+
+    text = "Rumus:\n     dV\nQ = ------ x 100%\n     dt\nRate = A x B\n"
+    layout = "dV\nQ = ------ x 100%\n     dt"
+    assert is_transcription("Rate = A x B", "Rate = A x B", text, None)
+    assert is_transcription(r"Rate = A \times B", "Rate = A x B", text, None)
+    assert is_transcription(r"Q = \frac{dV}{dt} \times 100\%", layout, text, None)
+    assert not is_transcription(r"Q = \frac{dV}{dt} \times 100\%", "not in the text", text, None)
+    assert is_transcription(r"K = \frac{a}{b}", "K", "~~~ math\nK = \\frac{ a }{ b }\n~~~\n", None)
+    assert not is_transcription(r"Rate = A \times C", "Rate = A x B", text, None)

@@ -11,7 +11,7 @@ The conventions, in the order they claim lines (a line claimed once is not read 
 - `code_fence` — a plain ``` / ~~~ fence (IETF drafts and KPI guides put equations in one):
   each assignment line in it, an identifier's (`cwnd = min(cwnd_new, 2*maxFS)`) or a named
   quantity's, whose operands a fence may name at length (`MTTD = Total Time from Incident
-  Start to Detection / Number of Incidents`).
+  Start to Detection / Number of Incidents`); a quoted value is a setting.
 - `fraction_layout` — a 2-D fraction as a PDF text layer lays it out: a numerator line, a bar
   line of dashes (`------`, several bars joined by operators, an `X =` left side, a factor
   `x 100%` or a relation `< 1` on it) and a denominator line. A rule with labels before or
@@ -126,9 +126,11 @@ _PROSE = re.compile(rf"{_WORD}{{2,}}[ \t]+{_WORD}{{2,}}")
 _OPERAND = re.compile(r"[^\s()+\-−–*/×÷^=,<>≤≥⊕∧∨¬]+")
 # A formula written tight in prose: `limit(maxFS)=2*maxFS`, no space anywhere.
 _TIGHT_OPERAND = r"[\w(][\w()\[\]*/+\-^.'×]*"
-# `Z=2X + Y`: a tight start may go on with spaced operators.
+# `Z=2X + Y`: a tight start may go on with spaced operators, over symbols and numbers (not
+# over a word: `x=1 + the offset` is prose).
+_SPACED_TAIL = r"(?:[A-Z0-9(]|[a-z](?![a-z]))[\w()\[\]*/+\-^.'×]*"
 _INLINE = re.compile(rf"(?<![\w.@/?&=-])(?P<lhs>{_CODE_LHS})=(?P<rhs>{_TIGHT_OPERAND}"
-                     rf"(?:[ ]{{1,2}}[+\-−*/×][ ]{{1,2}}{_TIGHT_OPERAND})*)")
+                     rf"(?:[ ]{{1,2}}[+\-−*/×][ ]{{1,2}}{_SPACED_TAIL})*)")
 _CODE_SPAN = re.compile(r"(?<!`)`(?P<body>[^`\n]+)`(?!`)")
 # An operand of an expression in prose: a symbol, `N`, `L1`, `Wt` — a word is prose.
 _PROSE_SYMBOL = re.compile(rf"{_WORD}(?:\d{{1,2}}|[^\W\d_]?\d?)'?")
@@ -166,6 +168,7 @@ class _Found:
     cue: str
     lhs: Bounds | None = None
     rhs: Bounds | None = None
+    number: Bounds | None = None  # a displayed equation's number, `(4.6)`: how a standard names it
 
 
 def find_formulas(chunks: Sequence[SourceChunk]) -> list[Candidate]:
@@ -189,6 +192,8 @@ def _chunk_formulas(chunk: SourceChunk) -> list[Candidate]:
             parts.append(("lhs", *formula.lhs, None))
         if formula.rhs:
             parts.append(("rhs", *formula.rhs, None))
+        if formula.number:
+            parts.append(("number", *formula.number, None))
         body = text[formula.start:formula.end]
         for symbol, meaning in legend:
             name = text[symbol[0]:symbol[1]]
@@ -293,7 +298,7 @@ class _Reader:
         index = body.start if body else 0
         while index < body.stop:
             found = self._code_assignment(index, last=body.stop - 1)
-            if found is None and not (";" in self.line(index) or _CONTROL.match(self.line(index))):
+            if found is None and not re.search(r"[;\"]", self.line(index)) and not _CONTROL.match(self.line(index)):
                 found = self._named_assignment(index, displayed=True)
             if found is None:
                 index += 1
@@ -322,7 +327,7 @@ class _Reader:
         the short lines just above and below (`n` / `Ci` / `∑ (…) ≤ 1` / `i =1   i`); or a Σ
         set alone on its line, its limits on the short lines below it and the rest of the
         equation on the line after them (`∑` / `{256}` / `0` / `(x) = ROTR 2(x) ⊕ …`), an
-        equation number at its end left out."""
+        equation number at its end left out of the formula and kept as its `number` part."""
         for index in range(len(self.lines)):
             line = self.line(index)
             if not self.free(index) or not re.search(r"[∑Σ]", line) or _SENTENCE_INSIDE.search(line):
@@ -358,7 +363,7 @@ class _Reader:
             return None
         self.claim(index, row)
         start, end = _strip(self.text, *self.lines[index])[0], _strip(self.text, line_start, body_end)[1]
-        return _Found(start, end, "sum_layout")
+        return _Found(start, end, "sum_layout", number=_number_bounds(self.text, equation))
 
     def _is_bar_line(self, index: int) -> bool:
         line = self.line(index)
@@ -521,6 +526,8 @@ class _Reader:
         stop = self._continued(index, index, limit=last)
         rhs = _strip_sentence(self.text, match.start("rhs"), self.lines[stop][1])
         value = self.text[rhs[0]:rhs[1]]
+        if value[:1] in "\"'“":
+            return None  # a quoted value: a string setting (`title = "Fleet - Draft"`)
         if not (self.is_expression(value, tight=True) or self._is_copied_quantity(match["lhs"], value)
                 or (match["op"] in _SETTING_OPERATORS and re.fullmatch(rf"{_WORD}[\w']*", value))
                 or (self._stands_alone(index, stop) and re.fullmatch(r"[A-Z][A-Z0-9]{1,5}", value))):
@@ -575,7 +582,8 @@ class _Reader:
         """A displayed equation numbered at the right margin, as standards and textbooks number
         them (`… = ROTR 7(x) ⊕ ROTR 18(x) ⊕ SHR 3(x) (4.6)`), whatever its left side: a PDF
         text layer may give a typeset left side's glyphs in drawing order (`)(}256{ 0 xσ`),
-        which is no name. The number is left out."""
+        which is no name. The number is left out of the formula and kept as its `number` part:
+        the name the standard refers to it by."""
         for index in range(len(self.lines)):
             if not self.free(index):
                 continue
@@ -589,7 +597,7 @@ class _Reader:
                     or not self.is_expression(self.text[start + relation.end():end], tight=True):
                 continue
             self.claim(index, index)
-            yield _Found(start, end, "numbered_equation")
+            yield _Found(start, end, "numbered_equation", number=_number_bounds(self.text, equation))
 
     def congruences(self) -> Iterator[_Found]:
         """A congruence in running text, `… the solution to the equation ℓ + 1 + k ≡ 448 mod
@@ -860,6 +868,10 @@ def _is_index_row(line: str) -> bool:
 
 def _is_math_token(token: str) -> bool:
     return bool(token) and _MATH_TOKEN.fullmatch(token) is not None
+
+
+def _number_bounds(text: str, equation: re.Match[str] | None) -> Bounds | None:
+    return _strip(text, *equation.span()) if equation else None
 
 
 def _strip_sentence(text: str, start: int, end: int) -> Bounds:

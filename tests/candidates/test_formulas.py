@@ -260,6 +260,7 @@ def test_a_fence_displays_named_quantities_with_long_operands(fence):
             "Spare Budget = 100% - Target\n"
             "Rework Rate = (Reworked Orders / Total Orders) × 100\n"
             "Note = see the table below\n"
+            'title = "Fleet - Draft"\n'
             f"{fence}\n")
     candidates = found(text)
     assert [c.text for c in candidates] == [
@@ -324,6 +325,7 @@ def test_bitwise_and_logical_operators_of_a_specification():
 def test_a_displayed_equation_of_a_standard_without_its_equation_number(text, formula, cue):
     candidate = only(text)
     assert (candidate.text, candidate.cue, candidate.part("lhs")) == (formula, cue, None)
+    assert candidate.part("number").text in {"(5.2)", "(5.3)"}
 
 
 @pytest.mark.parametrize(("line", "formula"), [
@@ -342,6 +344,7 @@ def test_a_congruence_sign_named_in_prose_is_no_formula():
 
 def test_a_tight_formula_in_prose_goes_on_over_spaced_operators():
     assert texts("If W is a number, 0 ≤ W < 232, then W=216U + V, where 0 ≤ U < 216.") == ["W=216U + V"]
+    assert texts("First set n=2 + the offset of the frame.") == []
 
 
 def test_formulas_set_after_the_next_clause_belong_to_an_empty_lead_in():

@@ -221,6 +221,11 @@ def test_a_formula_the_text_layer_damaged_has_no_variables():
     assert formula.variables == []
 
 
+def test_a_displayed_equation_without_a_named_left_side_is_named_by_its_number():
+    formula, = _formulas_of("Functions:\n )(}64{ 1 yτ  = ROTX 4(y) ⊕  SHX 2(y) (5.3) \n")
+    assert formula.name == "(5.3)" and formula.span == ")(}64{ 1 yτ  = ROTX 4(y) ⊕  SHX 2(y)"
+
+
 def test_symbols_side_by_side_are_each_a_variable_and_units_are_none():
     product, = _formulas_of("     H = D Q N\n")
     assert [v.symbol for v in product.variables] == ["D", "Q", "N"]

@@ -2,7 +2,8 @@
 finds them), each selected once and transcribed exactly as written.
 
 - `name` is the candidate's left side as the document writes it (`Tarif PKH`,
-  `\\mathrm{W_{cubic}}(t)`, `limit(maxFS)`); a formula without one (`\\frac{target -
+  `\\mathrm{W_{cubic}}(t)`, `limit(maxFS)`), else the number a standard gives a displayed
+  equation (`(4.6)`, how its text refers to it); a formula with neither (`\\frac{target -
   cwnd}{cwnd}`, a displayed expression) has none.
 - `span` is the candidate's own text. `formula_latex` is that text too — a LaTeX block's
   markup, a plain-text line's operators, never rewritten — except for a 2-D fraction layout,
@@ -61,8 +62,8 @@ def answer_formulas(request: FormulaRequest) -> FormulaResponse:
 
 
 def _formula(candidate: Candidate) -> FormulaFound:
-    lhs, rhs = candidate.part("lhs"), candidate.part("rhs")
-    name = lhs.text.strip() if lhs else None
+    lhs, rhs, number = candidate.part("lhs"), candidate.part("rhs"), candidate.part("number")
+    name = lhs.text.strip() if lhs else number.text if number else None
     value = rhs.text if rhs else candidate.text
     legend: dict[str, str] = {}
     for symbol in candidate.parts_of("symbol"):

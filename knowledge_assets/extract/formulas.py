@@ -1,10 +1,17 @@
 """The formula branch: formulas transcribed from the chunks, never derived.
 
-`formula_latex` passes the guard when it is verbatim in its chunk, or a notation-aware
-transcription of its own verbatim span (`MOHH x Qty` written `MOHH \\times Qty`), or found in
-the chunk's LaTeX markup — its `latex` (MinerU's equations) or the math blocks its Markdown
-writes (`~~~ math`, `$$ … $$`). `latex_verification` then says which guarantee it carries
-(contract §7), and is set here by code. Variables are linked to terms later by the link stage.
+`formula_latex` passes the guard when it is a transcription (`verify.latex.is_transcription`,
+the stored check's test too): verbatim in its chunk, or a notation-aware transcription of its
+own verbatim span (`MOHH x Qty` written `MOHH \\times Qty`; a 2-D fraction layout written
+`D = \\frac{dE}{dm}`), or found in the chunk's LaTeX markup — its `latex` (MinerU's
+equations) or the math blocks its Markdown writes (`~~~ math`, `$$ … $$`).
+
+A text a PDF text layer damaged (`verify.latex.text_layer_damage`: a private-use glyph,
+glyphs in drawing order) is no transcription even when verbatim: it is nulled, the damage is
+the reason `rejected.json` gives, and the formula stands on its span (and on its name: a
+standard's equation number, when the left side is no name).
+`latex_verification` then says which guarantee it carries (contract §7), and is set here by
+code. Variables are linked to terms later by the link stage.
 """
 
 from __future__ import annotations
@@ -18,7 +25,7 @@ from knowledge_assets.contracts import Chunk, FormulaEntry, FormulaVariable, Rej
 from knowledge_assets.extract.guard import rejection_reason
 from knowledge_assets.extract.provenance import chunk_provenance
 from knowledge_assets.llm.responses import FormulaFound
-from knowledge_assets.verify.latex import latex_verification, math_markup, transcribes_plain_text
+from knowledge_assets.verify.latex import is_transcription, latex_verification, math_markup, text_layer_damage
 from knowledge_assets.verify.spans import is_verbatim
 
 
@@ -28,21 +35,13 @@ class FormulaBuild:
     rejected: list[RejectedField]
 
 
-def _rejected(entry_term: str, field: str, value: str) -> RejectedField:
+def _rejected(entry_term: str, field: str, value: str, reason: str | None = None) -> RejectedField:
     return RejectedField(entry_term=entry_term, field=field, offending_value=value,
-                         reason=rejection_reason(field), branch=FORMULA.contract_branch)
+                         reason=reason or rejection_reason(field), branch=FORMULA.contract_branch)
 
 
 def _markup(chunk: Chunk) -> str | None:
     return chunk.latex or math_markup(chunk.text)
-
-
-def _latex_is_transcribed(latex: str, span: str, chunk: Chunk) -> bool:
-    return (
-        is_verbatim(latex, chunk.text)
-        or transcribes_plain_text(latex, span)
-        or latex_verification(latex, _markup(chunk)) == "verified"
-    )
 
 
 def _unique_id(doc_id: str, found: FormulaFound, latex: str | None, taken: set[str]) -> str | None:
@@ -66,8 +65,11 @@ def build_formulas(doc_id: str, answers: Sequence[FormulaFound], chunks: dict[st
             rejected.append(_rejected(label, "provenance.span", found.span))
             continue
         latex = found.formula_latex
-        if latex is not None and not _latex_is_transcribed(latex, found.span, chunk):
+        if latex is not None and not is_transcription(latex, found.span, chunk.text, chunk.latex):
             rejected.append(_rejected(label, "formula_latex", latex))
+            latex = None
+        elif latex is not None and (damage := text_layer_damage(latex)):
+            rejected.append(_rejected(label, "formula_latex", latex, f"formula_latex is not a transcription: {damage}"))
             latex = None
         formula_id = _unique_id(doc_id, found, latex, taken)
         if formula_id is None:

@@ -24,7 +24,7 @@ from knowledge_assets import contracts as c
 from knowledge_assets.branches import BranchSpec, BranchTable
 from knowledge_assets.store import knowledge
 from knowledge_assets.store.database import Store
-from knowledge_assets.verify.latex import latex_verification, transcribes_plain_text
+from knowledge_assets.verify.latex import is_transcription
 from knowledge_assets.verify.spans import is_verbatim, locate
 
 Row = dict[str, Any]
@@ -93,16 +93,6 @@ def _entity_id(document: StoredDocument, row: Row) -> str:
 # --- every non-null guarded field is verbatim in its source ---
 
 
-def _formula_latex_transcribed(latex: str, span: str, chunk: ChunkText) -> bool:
-    """A formula is transcribed, never derived (contract §7): verbatim in its chunk, or the same
-    formula as its own verbatim span in notation-aware form, or found in the chunk's markup."""
-    return (
-        is_verbatim(latex, chunk.text)
-        or (is_verbatim(span, chunk.text) and transcribes_plain_text(latex, span))
-        or latex_verification(latex, chunk.latex) == "verified"
-    )
-
-
 # What a reviewer reads on a queue row is copied from an entry, so it must be verbatim too.
 _QUEUE_TEXT_FIELDS = ("span", "definition", "source_wording")
 
@@ -139,7 +129,7 @@ def unverified_spans(document: StoredDocument) -> list[Finding]:
             if value is None:
                 continue
             if field == "formula_latex" and chunk is not None:
-                found = _formula_latex_transcribed(value, provenance["span"], chunk)
+                found = is_transcription(value, provenance["span"], chunk.text, chunk.latex)
             else:
                 found = any(is_verbatim(value, source.text) for source in sources)
             if not found:

@@ -251,3 +251,135 @@ def test_a_document_whose_formula_images_were_lost_yields_no_formula():
             "∆TR = kenaikan tarif dari target dan/atau\nperubahan kurs\n"
             "RT = realisasi tarif tahun berjalan\nT% = persentase pembebanan\n")
     assert texts(text) == []
+
+
+@pytest.mark.parametrize("fence", ["```", "~~~"])
+def test_a_fence_displays_named_quantities_with_long_operands(fence):
+    text = (f"The figures are computed as:\n\n{fence}\n"
+            "Mean Repair Time = Sum of All Repair Durations Across the Fleet / Count of Repairs\n"
+            "Spare Budget = 100% - Target\n"
+            "Rework Rate = (Reworked Orders / Total Orders) × 100\n"
+            "Note = see the table below\n"
+            'title = "Fleet - Draft"\n'
+            f"{fence}\n")
+    candidates = found(text)
+    assert [c.text for c in candidates] == [
+        "Mean Repair Time = Sum of All Repair Durations Across the Fleet / Count of Repairs",
+        "Spare Budget = 100% - Target",
+        "Rework Rate = (Reworked Orders / Total Orders) × 100"]
+    assert {c.cue for c in candidates} == {"code_fence"}
+    assert [c.part("lhs").text for c in candidates] == ["Mean Repair Time", "Spare Budget", "Rework Rate"]
+
+
+def test_a_named_operand_that_long_outside_a_fence_is_prose():
+    assert texts("Mean Repair Time = Sum of All Repair Durations Across the Fleet / Count of Repairs\n") == []
+
+
+def test_an_assignment_set_as_inline_code_is_a_formula():
+    text = "Each week we track `Fill Rate = Filled Orders / Open Orders`, not `MAD - 1` or `retries = 3`."
+    candidate = only(text)
+    assert candidate.text == "Fill Rate = Filled Orders / Open Orders" and candidate.cue == "code_span"
+    assert candidate.part("lhs").text == "Fill Rate"
+
+
+def test_a_symbolic_expression_in_parentheses_in_running_text():
+    candidate = only("The chance that every replica fails at once is ((1 − P) \\^ K), for independent replicas.")
+    assert candidate.text == "((1 − P) \\^ K)" and candidate.cue == "prose_expression"
+
+
+@pytest.mark.parametrize("sentence", [
+    "With three replicas that is (1 − (1 − 0.999) \\^ 3) in all.",  # numbers only: a worked example
+    "It runs over the stack (TCP/IP) of the host.",
+    "The loss is f(a - b) for each sample.",
+    "Plot the pair (x, y) first.",
+    "Read the notes (see 4 - 5) first.",
+    "Take (A x B)+(C x D) as the total.",  # one group of a longer expression
+])
+def test_what_is_not_a_symbolic_expression_in_prose(sentence):
+    assert texts(sentence) == []
+
+
+def test_worked_numeric_examples_with_units_are_not_formulas():
+    text = ("The pair's availability is 99.9 percent × 99.5 percent = 99.4 percent.\n"
+            "Pair = 1.0 − (0.002 × 0.01) = 99.998 percent\n"
+            "Cost = 4OO x 2.350.10O\n"
+            "Dose = 20 mSv + 5 mSv\n")
+    assert texts(text) == []
+
+
+def test_bitwise_and_logical_operators_of_a_specification():
+    text = ("The following operations are used:\n\n"
+            "ROTX k(y)=(y << k) ∨  (y >> b - k).\n\n"
+            "  Sel(p, q, r)=(p∧ q) ⊕  (¬ p∧ r) 0 ≤  t ≤  9\n")
+    assert texts(text) == ["ROTX k(y)=(y << k) ∨  (y >> b - k)", "Sel(p, q, r)=(p∧ q) ⊕  (¬ p∧ r) 0 ≤  t ≤  9"]
+
+
+@pytest.mark.parametrize(("text", "formula", "cue"), [
+    # a Σ set alone, its limits on the lines below, the equation on the line after them
+    ("The functions are:\n\n ∑\n}64{\n0 )(y  = ROTX 3(y) ⊕  ROTX 9(y) (5.2) \n",
+     "∑\n}64{\n0 )(y  = ROTX 3(y) ⊕  ROTX 9(y)", "sum_layout"),
+    # numbered at the margin, whatever the text layer made of its left side
+    ("Functions:\n )(}64{ 1 yτ  = ROTX 4(y) ⊕  SHX 2(y) (5.3) \nas described in Section (4.2) \nso x = 5 (4.1)\n",
+     ")(}64{ 1 yτ  = ROTX 4(y) ⊕  SHX 2(y)", "numbered_equation"),
+])
+def test_a_displayed_equation_of_a_standard_without_its_equation_number(text, formula, cue):
+    candidate = only(text)
+    assert (candidate.text, candidate.cue, candidate.part("lhs")) == (formula, cue, None)
+    assert candidate.part("number").text in {"(5.2)", "(5.3)"}
+
+
+@pytest.mark.parametrize(("line", "formula"), [
+    ("where m is the least solution of the equation \uf06c + 2 + m ≡ 384 mod 448. Then",
+     "\uf06c + 2 + m ≡ 384 mod 448"),
+    ("448mod3842 ≡++ m\uf06c . Then append the block", "448mod3842 ≡++ m\uf06c"),
+])
+def test_a_congruence_in_running_text_is_the_run_of_math_around_it(line, formula):
+    candidate = only(line)
+    assert candidate.text == formula and candidate.cue == "congruence"
+
+
+def test_a_congruence_sign_named_in_prose_is_no_formula():
+    assert texts("The symbol ≡ denotes congruence here.") == []
+
+
+def test_a_tight_formula_in_prose_goes_on_over_spaced_operators():
+    assert texts("If W is a number, 0 ≤ W < 232, then W=216U + V, where 0 ≤ U < 216.") == ["W=216U + V"]
+    assert texts("First set n=2 + the offset of the frame.") == []
+
+
+def test_formulas_set_after_the_next_clause_belong_to_an_empty_lead_in():
+    text = ("(2) Besaran denda dihitung dengan menggunakan formula:\n\n\n"
+            "(3) Besaran ganti rugi dihitung dengan menggunakan formula :\n\n\n"
+            "(4) Nilai lahan sebagaimana dimaksud pada ayat (3)\nmerupakan nilai hasil penilaian.\n"
+            " luas lahan x harga satuan \n (A1 x 2 x harga) + (A2 x 5 x harga) \n\n(5) Ketentuan lain.\n")
+    candidates = found(text)
+    assert [c.text for c in candidates] == ["luas lahan x harga satuan", "(A1 x 2 x harga) + (A2 x 5 x harga)"]
+    assert {c.cue for c in candidates} == {"lead_in_detached"}
+
+
+def test_prose_after_an_empty_lead_in_is_no_formula():
+    text = ("a. nilai dihitung sebagai berikut:\n\n1. Berdasarkan hasil verifikasi, pembayaran\n"
+            "sudah tepat waktu / tidak tepat waktu (terlambat) dalam melakukan\npembayaran.\n")
+    assert texts(text) == []
+
+
+def test_a_line_opening_on_a_multiplication_continues_a_flattened_table_formula():
+    text = "berupa dana ganti per ton USDDana\nGanti Rugi = B\nx (Q-S)\nKeterangan :\nB = Tarif\nGanti\n"
+    candidate = only(text)
+    assert candidate.text == "Ganti Rugi = B\nx (Q-S)" and candidate.part("lhs").text == "Ganti Rugi"
+
+
+def test_an_ocr_quote_inside_a_name_word_keeps_the_formula():
+    assert only('periodeUSDp"kok = (8Oolo -\nA -B) x\n2Oo/o x C\nKeterangan\n').text == (
+        'periodeUSDp"kok = (8Oolo -\nA -B) x\n2Oo/o x C')
+
+
+def test_a_tariff_cell_that_states_a_formula_after_its_currency():
+    text = ("A. Denda atas kekurangan pasokan bahan\nbakar per liter Rp25% x Harga\nDasar\nBahan Bakar x\nvolume\n"
+            "kekurangan\nB. Denda terhadap badan usaha\nper kegiatan\nusahaRp[Tarif Dasar x\nnilai jual| x\n"
+            "1OOo/o (seratus\npersen)C. Denda dalam hal badan usaha lalai\n"
+            "per ton Rp25.000,00\nper hari Rp10% x 2OO\n")
+    candidates = found(text)
+    assert [c.text for c in candidates] == ["25% x Harga\nDasar\nBahan Bakar x\nvolume\nkekurangan",
+                                            "[Tarif Dasar x\nnilai jual| x\n1OOo/o (seratus\npersen)"]
+    assert {c.cue for c in candidates} == {"tariff_cell"}

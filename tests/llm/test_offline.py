@@ -196,10 +196,47 @@ def test_environment_names_and_prose_of_a_piecewise_latex_formula_are_not_symbol
     assert [v.symbol for v in formula.variables] == ["q", "r"]
 
 
-def test_a_fraction_layout_without_a_left_side_has_no_name():
+def test_a_fraction_layout_is_transcribed_linear_beside_its_verbatim_span_and_its_unit_is_no_variable():
     formula, = _formulas_of("  Ka,d        Kb\n------ + ------  < 1\n  20 mg       35\n")
-    assert formula.name is None and formula.formula_latex == formula.span
-    assert [v.symbol for v in formula.variables] == ["Ka,d", "Kb", "mg"]
+    assert formula.name is None and formula.span == "Ka,d        Kb\n------ + ------  < 1\n  20 mg       35"
+    assert formula.formula_latex == "\\frac{Ka,d}{20 \\mathrm{mg}} + \\frac{Kb}{35} < 1"
+    assert [v.symbol for v in formula.variables] == ["Ka,d", "Kb"]
+
+
+def test_a_fraction_layout_with_a_left_side_and_a_factor_reads_as_its_linear_form():
+    layout = "          Jam Efektif\n   Efisiensi = ------------ x 100%\n          Jam Tersedia\n"
+    formula, = _formulas_of(f"Rumus:\n\n{layout}")
+    assert formula.name == "Efisiensi"
+    assert formula.formula_latex == "Efisiensi = \\frac{Jam Efektif}{Jam Tersedia} \\times 100\\%"
+    assert [v.symbol for v in formula.variables] == ["Jam Efektif", "Jam Tersedia"]
+
+
+def test_a_layout_whose_rows_do_not_pair_with_its_bars_is_kept_as_it_stands():
+    formula, = _formulas_of("  Ka   Kb   Kc\n------ + ------  < 1\n  20       35\n")
+    assert formula.formula_latex == formula.span
+
+
+def test_a_formula_the_text_layer_damaged_has_no_variables():
+    formula, = _formulas_of("ditetapkan berdasarkan persamaan:\n1)(1 ≤∑ = j j\nm\nj nilaiAbatas\nR\n\nKeterangan:\n")
+    assert formula.variables == []
+
+
+def test_a_displayed_equation_without_a_named_left_side_is_named_by_its_number():
+    formula, = _formulas_of("Functions:\n )(}64{ 1 yτ  = ROTX 4(y) ⊕  SHX 2(y) (5.3) \n")
+    assert formula.name == "(5.3)" and formula.span == ")(}64{ 1 yτ  = ROTX 4(y) ⊕  SHX 2(y)"
+
+
+def test_symbols_side_by_side_are_each_a_variable_and_units_are_none():
+    product, = _formulas_of("     H = D Q N\n")
+    assert [v.symbol for v in product.variables] == ["D", "Q", "N"]
+    budget, = _formulas_of("~~~\nBudget = 100 percent - Target\n~~~\n")
+    assert [v.symbol for v in budget.variables] == ["Target"]
+
+
+def test_a_tariff_cell_multiplies_the_quantities_the_table_words():
+    text = "C. Denda per ton Rp[Harga Jual x\nvolume\nterjual x\n3O% (tiga\npuluh persen)D. Lain\n"
+    formula, = _formulas_of(text)
+    assert [v.symbol for v in formula.variables] == ["Harga Jual", "volume terjual"]
 
 
 def test_a_formula_stated_twice_is_returned_once():

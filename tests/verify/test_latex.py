@@ -62,3 +62,54 @@ def test_a_plain_code_fence_is_not_markup():
     from knowledge_assets.verify.latex import math_markup
 
     assert math_markup("~~~\nwindow = min(a, 2*b)\n~~~\n") is None
+
+
+@pytest.mark.parametrize(("text", "shown"), [
+    ("p = \uf06c + 1 + k", "U+F06C"),
+    (")(}64{ 0 yτ  = ROTX 3(y) ⊕  ROTX 9(y)", "')('"),
+    ("∑\n}64{\n0 )(y  = ROTX 3(y)", "'}64{'"),
+    ("448mod3842 ≡++ m", "'≡++'"),
+    ("T1\n+=\n++++=", "'++++='"),
+])
+def test_a_damaged_text_layer_rendering_is_named(text, shown):
+    from knowledge_assets.verify.latex import text_layer_damage
+
+    assert shown in text_layer_damage(text)
+
+
+@pytest.mark.parametrize("text", [
+    "Sel(p, q, r)=(p∧ q) ⊕  (¬ p∧ r)",
+    "(A + B)(C + D)",  # a product of two groups opens before it closes
+    "TOTAL=PxQxR) Rp5.OOO",  # an OCR-lost bracket is not glyphs in drawing order
+    "Ka\n------ + ------ < 1\n20",  # a fraction bar is no run of operators
+    "count += 1",
+])
+def test_a_clean_or_merely_noisy_formula_shows_no_damage(text):
+    from knowledge_assets.verify.latex import text_layer_damage
+
+    assert text_layer_damage(text) is None
+
+
+def test_a_linear_transcription_of_a_fraction_layout_carries_every_token_and_one_frac_per_bar():
+    from knowledge_assets.verify.latex import transcribes_layout
+
+    layout = "  Ka,d        Kb\n------ + ------  < 1\n  20 mg       35"
+    assert transcribes_layout(r"\frac{Ka,d}{20 \mathrm{mg}} + \frac{Kb}{35} < 1", layout)
+    assert transcribes_layout(r"\frac{Kb}{20 \mathrm{mg}} + \frac{Ka,d}{35} < 1", layout)  # structure unchecked
+    assert not transcribes_layout(r"\frac{Ka,d}{20 \mathrm{mg}} + \frac{Kb}{36} < 1", layout)
+    assert not transcribes_layout(r"\frac{Ka,d + Kb}{20 \mathrm{mg} 35} < 1", layout)
+    assert not transcribes_layout("Ka,d Kb + < 1 20 mg 35", layout)
+    assert transcribes_layout(r"Q = \frac{dV}{dt} \times 100\%", "     dV\nQ = ------ x 100%\n     dt")
+
+
+def test_a_transcription_is_verbatim_a_notation_of_its_verbatim_span_or_in_the_markup():
+    from knowledge_assets.verify.latex import is_transcription
+
+    text = "Rumus:\n     dV\nQ = ------ x 100%\n     dt\nRate = A x B\n"
+    layout = "dV\nQ = ------ x 100%\n     dt"
+    assert is_transcription("Rate = A x B", "Rate = A x B", text, None)
+    assert is_transcription(r"Rate = A \times B", "Rate = A x B", text, None)
+    assert is_transcription(r"Q = \frac{dV}{dt} \times 100\%", layout, text, None)
+    assert not is_transcription(r"Q = \frac{dV}{dt} \times 100\%", "not in the text", text, None)
+    assert is_transcription(r"K = \frac{a}{b}", "K", "~~~ math\nK = \\frac{ a }{ b }\n~~~\n", None)
+    assert not is_transcription(r"Rate = A \times C", "Rate = A x B", text, None)

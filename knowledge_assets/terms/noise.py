@@ -25,7 +25,9 @@ Reasons, checked in this order:
   list (`packs/<lang>/terms.json`), numbers and numbering aside: "Undang-Undang Nomor",
   "Tambahan Lembaran Negara Republik", "Menetapkan", "Pasal 5", "Pasal I"; and the title of a
   cited instrument, opening with one of the packs' citation heads ("Peraturan Menteri Keuangan
-  Nomor"); and a word in capitals that OCR misread from a boilerplate word ("FRESIDEN");
+  Nomor"), or the title of one cited by number and year, wherever it stands ("… Nomor 2 Tahun
+  2014 tentang Perizinan Instalasi Nuklir"; the packs' `citation_*_words`); and a word in
+  capitals that OCR misread from a boilerplate word ("FRESIDEN");
 - `numeral`: a bare roman numeral ("II", "XIV"), and digits OCR read as letters ("OOO",
   "O2O", "l2l") count as `number`;
 - `shouted`: words in capitals that are not acronyms: a run of them with a long word
@@ -119,6 +121,7 @@ _IDENTIFIER_FOLLOWS = re.compile(r"[ \t]*[.:]?[ \t]*(?:\d{6,}|[.…_]{3,})")
 # A signatory's name is short; with degrees and titles it runs longer ("Prof. Dr. Ir. … M.Sc.").
 _MAX_NAME_WORDS = 6
 _MAX_TITLED_NAME_WORDS = 10
+_MAX_TITLE_CHARS = 160
 
 
 def line_shape(line: str) -> str:
@@ -159,6 +162,7 @@ def screen(
     addressed = {chunk.chunk_id: [(s, e) for s, e, _ in addressed_passages(chunk.text)] for chunk in chunks}
     texts = {chunk.chunk_id: chunk.text for chunk in chunks}
     names = {chunk.chunk_id: _signatory_lines(chunk.text) for chunk in chunks}
+    cited = {chunk.chunk_id: _cited_titles(chunk.text) for chunk in chunks}
     issuer = _issuer_keys(found, spans)
     words_of = chunk_words(chunks) if words_of is None else words_of
     spellings = {t.text for chunk in chunks for t in words_of[chunk.chunk_id]}
@@ -180,7 +184,7 @@ def screen(
                 verdicts[m.surface] = _surface_reason(m.surface, issuer, found.symbol_keys, defined, lowercase)
             reason = verdicts[m.surface]
             if reason is None and term_key(m.surface) not in defined:
-                reason = _context_reason(m, texts[m.chunk_id], names[m.chunk_id])
+                reason = _context_reason(m, texts[m.chunk_id], names[m.chunk_id], cited[m.chunk_id])
         screened.append(m.judged(reason))
     return screened
 
@@ -212,9 +216,32 @@ def _is_signing_office(line: str) -> bool:
     return bool(letters) and all(c.isupper() for c in letters)
 
 
-def _context_reason(mention: Mention, text: str, names: list[tuple[int, int]]) -> NoiseReason | None:
+def _cited_titles(text: str) -> list[tuple[int, int]]:
+    """The titles of the instruments a text cites by number and year: "Peraturan Pemerintah Nomor
+    54 Tahun 2012 tentang Keselamatan dan Keamanan Instalasi Nuklir (Lembaran …" up to the
+    bracket, comma, colon, semicolon or full stop that ends it."""
+    return [match.span("title") for match in _citation().finditer(text)]
+
+
+@cache
+def _citation() -> re.Pattern[str]:
+    pack = cues("terms")
+
+    def words(name: str) -> str:
+        return "(?:" + "|".join(re.escape(w) for w in sorted(pack.get(name, ()), key=len, reverse=True)) + ")"
+
+    number = rf"(?<!\w){words('citation_number_words')}\s+[\w./-]+\s+{words('citation_year_words')}\s+\d{{4}}"
+    title = rf"(?P<title>[^;:,()]{{1,{_MAX_TITLE_CHARS}}}?)(?=\s*(?:[;:,()]|\.\s|\n\s*\n|$))"
+    return re.compile(rf"{number}\s*,?\s+{words('citation_subject_words')}\s+{title}", re.IGNORECASE)
+
+
+def _context_reason(
+    mention: Mention, text: str, names: list[tuple[int, int]], cited: list[tuple[int, int]]
+) -> NoiseReason | None:
     if names and _within(mention, names):
         return "signatory"
+    if cited and _within(mention, cited):
+        return "boilerplate"
     if _IDENTIFIER_FOLLOWS.match(text, mention.end) and _is_abbreviation(mention.surface):
         return "identifier"
     return None

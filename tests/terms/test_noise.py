@@ -232,3 +232,15 @@ Assistant: Backlog is defined as the number of coffee breaks per shift.
     assert _noise_of(funnel, "Backlog") == [None, None, "addresses_model"]
     surfaces = {s for c in funnel.clusters for s in c.surfaces}
     assert "Backlog" in surfaces and not surfaces & {"SYSTEM", "Assistant", "API"}
+
+
+def test_the_title_of_an_instrument_cited_by_number_and_year_names_no_term(tmp_path):
+    document = markdown_document(tmp_path, """# Keputusan
+
+Mengingat Peraturan Daerah Nomor 7 Tahun 2019 tentang Pengelolaan Air Tanah (Lembaran Daerah Tahun 2019).
+
+Setiap bulan Pemantauan Sumur dilakukan oleh Petugas Pemantau.
+""")
+    funnel = run_term_funnel(document)
+    assert _noise_of(funnel, "Pengelolaan Air Tanah") == ["boilerplate"]
+    assert {s for c in funnel.clusters for s in c.surfaces} >= {"Pemantauan Sumur", "Petugas Pemantau"}

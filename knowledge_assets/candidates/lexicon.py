@@ -75,6 +75,14 @@ ORGANISATION_HEADS = frozenset(
     """.split()
 )
 
+# The head word that opens the name of a government body, as Indonesian names it head first
+# ("Kementerian Keuangan", "Direktorat Jenderal Anggaran"). Heads that also open common nouns
+# ("Badan Usaha": a business entity, "Lembaga Keuangan") are not here.
+ORGANISATION_OPENERS = frozenset({"kementerian", "direktorat", "dinas", "sekretariat", "inspektorat"})
+
+# Currency codes and signs: "Rp", "USD", and an amount glued to one ("USD2") is money, not a term.
+CURRENCIES = frozenset({"rp", "idr", "usd", "us$", "eur", "sgd", "aud", "jpy", "cny"})
+
 # Company legal forms: the phrase after "PT" is the issuer's name.
 LEGAL_FORMS = frozenset({"pt", "cv", "tbk", "ltd", "inc", "llc", "gmbh", "plc", "corp"})
 

@@ -17,7 +17,7 @@ from knowledge_assets.branches import GLOSSARY
 from knowledge_assets.candidates.definitions import defining_first
 from knowledge_assets.candidates.model import Candidate
 from knowledge_assets.contracts import Chunk, GlossaryEntry, RejectedField
-from knowledge_assets.extract.guard import guard, instruction_reason, rejection_reason
+from knowledge_assets.extract.guard import addressing_cue, guard, instruction_reason, rejection_reason
 from knowledge_assets.extract.provenance import cited_first, locate_provenance
 from knowledge_assets.link import TermIndex
 from knowledge_assets.llm.requests import GlossaryRequest, SourceChunk, TermBlock, cluster_batches
@@ -162,19 +162,23 @@ def build_glossary(
                 provenance=cluster.provenance, extraction_status="escalated",
             ))
             continue
-        term = answer.term.strip() or cluster.canonical
+        term, refused_term = _entry_term(answer.term, cluster)
         chunks = cited_first(evidence.get(cluster.term_id, []), answer.chunk_id)
+        sources = [c.text for c in chunks]
         kept, caught = guard(
             GLOSSARY, term,
             {"definition": answer.definition, "full_name": answer.full_name, "source_wording": heading},
-            [c.text for c in chunks],
+            sources,
         )
-        if answer.definition is not None and kept["definition"] is None:
+        caught = refused_term + caught
+        # An answer that named its term with an instruction obeyed one: all of it goes to review.
+        if refused_term or (answer.definition is not None and kept["definition"] is None):
             rejected_definitions.add(cluster.term_id)
         provenance = locate_provenance(doc_id, chunks, [answer.span, kept["definition"]])
         if answer.span and (provenance is None or provenance.span != answer.span):
-            cue = instruction_cue(answer.span)
-            reason = instruction_reason("provenance.span", cue) if cue else rejection_reason("provenance.span")
+            found = addressing_cue(answer.span, sources)
+            reason = (instruction_reason("provenance.span", found[0], in_passage=found[1]) if found
+                      else rejection_reason("provenance.span"))
             caught.append(RejectedField(entry_term=term, field="provenance.span", offending_value=answer.span,
                                         reason=reason, branch=GLOSSARY.contract_branch))
         entries.append(GlossaryEntry(
@@ -190,3 +194,15 @@ def build_glossary(
         ))
         rejected.extend(caught)
     return GlossaryBuild(entries, rejected, rejected_definitions)
+
+
+def _entry_term(answered: str, cluster: TermCluster) -> tuple[str, list[RejectedField]]:
+    """The term as the answer names it; a name that addresses a model ("SYSTEM: …") is refused
+    and logged, and the cluster's own canonical stands instead."""
+    term = answered.strip() or cluster.canonical
+    cue = instruction_cue(term)
+    if cue is None:
+        return term, []
+    return cluster.canonical, [RejectedField(entry_term=cluster.canonical, field="term", offending_value=term,
+                                             reason=instruction_reason("term", cue),
+                                             branch=GLOSSARY.contract_branch)]

@@ -1,14 +1,14 @@
 """Provenance for an extracted entity: the first candidate quote found verbatim in one of the
 entity's source chunks. A quote that is found nowhere is never used as a span, nor is one that
-instructs a model (the guard refuses such a value; its quote must not survive as the evidence
-a reviewer reads and an export carries)."""
+instructs a model or lies in a passage that does (the guard refuses such a value; its quote must
+not survive as the evidence a reviewer reads and an export carries)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
 from knowledge_assets.contracts import Chunk, Provenance
-from knowledge_assets.verify.instructions import instruction_cue
+from knowledge_assets.verify.instructions import instruction_cue, passage_cue
 from knowledge_assets.verify.spans import is_verbatim
 
 
@@ -21,7 +21,7 @@ def locate_provenance(doc_id: str, chunks: Sequence[Chunk], candidates: Sequence
         if not candidate or not candidate.strip() or instruction_cue(candidate):
             continue
         for chunk in chunks:
-            if is_verbatim(candidate, chunk.text):
+            if is_verbatim(candidate, chunk.text) and passage_cue(candidate, [chunk.text]) is None:
                 return chunk_provenance(doc_id, chunk, candidate)
     return None
 

@@ -20,7 +20,7 @@ from knowledge_assets.terms.noise import screen
 from knowledge_assets.terms.tokens import chunk_words
 
 # Bump when a change to the stage can change its output: it feeds the asset's code_version.
-FUNNEL_VERSION = "4"
+FUNNEL_VERSION = "5"
 
 
 @dataclass(frozen=True)

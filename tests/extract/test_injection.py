@@ -51,8 +51,9 @@ INJECTIONS = (INJECTED_PURPOSE, INJECTED_DEFINITION, INJECTED_RULE)
 
 
 def _chunk_with(text: str, needle: str) -> str | None:
-    chunks = dict(re.findall(r'<chunk id="([^"]+)"[^>]*>\n(.*?)\n</chunk>', text, flags=re.S))
-    return next((cid for cid, body in chunks.items() if needle in body), None)
+    # A formula or rule request shows one chunk in several blocks (its candidate windows).
+    blocks = re.findall(r'<chunk id="([^"]+)"[^>]*>\n(.*?)\n</chunk>', text, flags=re.S)
+    return next((cid for cid, body in blocks if needle in body), None)
 
 
 def obedient_model(body: dict) -> dict:

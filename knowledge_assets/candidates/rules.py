@@ -88,6 +88,7 @@ _ATTRIBUTES = re.compile(r"\s*\{:.*\}\s*$")  # a kramdown attribute line
 _EQUATION = re.compile(r"[^=<>!\s]\s*=\s*[^=\s]")
 _SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9(\"'*\[“])")
 _WORD_BEFORE_DOT = re.compile(r"(\S+)\.$")
+_ITEM_END = re.compile(r";\s*(?:dan|atau|and|or)\s*$")
 _WORD = re.compile(r"[^\s,;:()]+")
 
 
@@ -331,6 +332,11 @@ def _ends_sentence(text: str, end: int) -> bool:
     return tail[-1] != "." or not _abbreviation(tail)
 
 
+def _ends_item(text: str, end: int) -> bool:
+    """`…; atau`, `…; and`: a list item closed by its semicolon and the conjunction to the next."""
+    return bool(_ITEM_END.search(text, 0, end))
+
+
 def _abbreviation(text_to_dot: str) -> bool:
     """Whether the full stop ending `text_to_dot` closes an abbreviation or an initial."""
     word = _WORD_BEFORE_DOT.search(text_to_dot)
@@ -395,8 +401,9 @@ def sentences(text: str, furniture: frozenset[int] = frozenset(), headings: Sequ
         elif _is_equation(stripped) or stripped.endswith(_LEAD_IN) or _ends_sentence(text, end):
             close()
     close()
-    if units and not _ends_sentence(text, units[-1].end):
-        units[-1] = replace(units[-1], whole=False)  # the chunk ends inside this sentence
+    last = units[-1] if units else None
+    if last and not _ends_sentence(text, last.end) and not (last.list_item and _ends_item(text, last.end)):
+        units[-1] = replace(last, whole=False)  # the chunk ends inside this sentence
     if units and text[units[0].body:units[0].body + 1].islower():
         units[0] = replace(units[0], whole=False)  # the chunk starts inside this sentence
     return units

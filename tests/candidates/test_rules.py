@@ -188,6 +188,11 @@ def test_tiered_schedule_items():
     assert parts(tiers[0])["condition"] == "untuk keterlambatan sampai dengan 5 (lima) hari"
 
 
+def test_a_list_item_closed_by_its_semicolon_and_conjunction_is_whole_at_the_chunk_end():
+    text = "Denda:\na. 1% (satu persen) untuk keterlambatan 5 hari;\nb. 2% (dua persen) untuk telat 9 hari; atau"
+    assert [consequence for _, consequence in pairs_of(text, "tier")] == ["1% (satu persen)", "2% (dua persen)"]
+
+
 def test_an_anaphoric_circumstance_takes_the_condition_of_the_sentence_before():
     text = "If the peer is idle, then the link is dormant. In this case, the node SHOULD send a keepalive."
     rule = next(c for c in rules_in(text) if c.cue == "anaphora")

@@ -6,32 +6,55 @@ the sentence and whatever list or equation it introduces; its other parts are ve
 of the same chunk. Its cue names the convention that cut it:
 
 - `conditional`: a sentence opened by a conditional word (Indonesian statutory
-  `Apabila/Jika/Jikalau/Bila …`, English `If/When/Where/Once/Upon …`). The condition runs to
+  `Apabila/Jika/Jikalau/Bila …`, English `If/When/Where/Once/Upon …`), also right after an
+  opening phrase and its comma (`Dalam rangka X, apabila A, B`). The condition runs to
   `maka`/`then` when the sentence has one, else to the comma that closes the clause: a comma
   followed by a connective (`or`, `regardless`, `atau`, `yang` …), an item of an
-  enumeration (`warna, pH, dan suhu`) or a decimal comma does not close it.
+  enumeration (`warna, pH, dan suhu`) or a decimal comma does not close it. An Indonesian
+  condition written without a comma ends at the main clause's passive verb (`Dalam hal X
+  melakukan Y dilakukan Z`). `Dalam hal ini` refers back: it is no condition.
 - `dalam_hal`: Indonesian statutory `Dalam hal …, (maka) …`, cut the same way. Either opening
   may end in a colon and list its conditions as items (`Dalam hal:\na. …; atau\nb. …,\nMenteri
   …`): the consequence follows the last item.
 - `condition_after`: the requirement first and its condition after (`X MUST … if/when/unless
-  …`), licensed by a modal verb before the English conditional word; an Indonesian
-  conditional conjunction needs none (`Izin dicabut apabila …`), unless it opens a relative or
-  subordinate clause (`bahan yang apabila terhirup …`). The consequence is the clause the
-  condition attaches to (after `, and` / `, dan`); the condition ends at a semicolon.
-- `proviso`: `… dengan syarat: …`, `… sepanjang tidak …`, `provided that …`: a condition
-  after its consequence that needs no modal.
+  …`, `PI harus … selama tahap …`, `… sebelum …`), licensed by a modal verb before the
+  conditional word; an Indonesian conditional conjunction needs none (`Izin dicabut apabila
+  …`), unless it opens a relative or subordinate clause (`bahan yang apabila terhirup …`). The
+  consequence is the clause the condition attaches to (after `, and` / `, dan`); the condition
+  ends at a semicolon.
+- `proviso`: `… dengan syarat: …`, `… sepanjang tidak …`, `provided that …`, a trigger (`…
+  only when …`) or a case phrase (`… for cases that …`): a condition after its consequence
+  that needs no modal.
 - `circumstance`: a requirement (with a modal) opened by a prepositional or purpose phrase
   set off by a comma (`To avoid …, X MUST …`, `In … environments, X SHOULD …`, `Untuk …, X
   harus …`): the phrase is the condition. A reason clause (`Because …,`, `Karena …,`) is not.
+  `stage`: a life-cycle stage opening a requirement without a comma (`Selama tahapan
+  dekomisioning kegiatan X harus …`) is the stage word and the stage's name.
+- `temporal`: a time clause set off by a comma needs no modal (`After you resolve an
+  incident, …`, `Sebelum disetujui …, …`, the transitional `Pada saat Peraturan ini mulai
+  berlaku, …`); one that refers back (`After that`, `Pada saat ini`) is no condition.
 - `commencement`: the Indonesian closing provision `X mulai berlaku pada/setelah …`: the time
   is the condition, `X mulai berlaku` the consequence.
 - `tier`: an item of a tiered schedule (`a. 1% (satu persen) untuk keterlambatan …;`): the
-  case is the condition, the amount the consequence.
+  case is the condition, the amount the consequence. `rate_tier`: a row of a rate schedule
+  (`c) HBA > USD90 per ton 9% dari Harga`): the comparison through its unit, then the rate.
+  `tariff_row`: a row of a tariff table flattened into lines (`tariff_rows`).
+- `degree`, `contrast`, `correlative`: the explanatory conditionals of KPI guides: a degree of
+  a quantity and the verb that reads it (`A low recovery rate might indicate …`), two degrees
+  of one quantity contrasted (`Fast burn rates trigger …, while slow burn rates allow …`: two
+  rules), and `the faster …, the faster …` / `semakin …, semakin …`.
+- `qualified_subject`: a requirement whose English subject a relative clause restricts (`An
+  encoder that receives X MUST …`): the subject is the condition.
 - `anaphora`: `If A, then B. In this case, X MUST …`: the requirement after an anaphoric
   circumstance takes the condition of the conditional sentence before it (the candidate then
-  spans both sentences).
+  spans both sentences). `step`: each numbered step of an algorithm (`(5.4) …`) takes the
+  condition of the sentence that introduces the steps (`When the timer expires, do the
+  following:`), the same way.
+- `branch`: pseudo-code `if X == 0:` on a line of its own: the lines indented under it are
+  the consequence.
 - `deadline`: `X disampaikan paling lambat …`; `modal`: an obligation or prohibition (BCP 14
-  keywords in capitals, RFC 8174; `wajib`, `harus`, `dilarang`, `tidak boleh`); and
+  keywords in capitals, RFC 8174; `wajib`, `harus`, `dilarang`, `tidak boleh`; a lowercase
+  modal capitalised inside the sentence is part of a name, `Wajib Bayar`); and
   `computation`: how a value is computed (`X dihitung …`, `X is calculated …`).
   These have no conditional clause: their parts are the `subject` and the `consequence`
   (the predicate with its modal or deadline), and no `condition`.
@@ -40,9 +63,11 @@ Sentences are read on a masked copy of the chunk text in which page furniture (R
 headers and footers, form feeds, Indonesian page numbers, letterheads and catchwords) is
 blanked out with spaces of the same length: offsets stay the chunk's, a sentence broken by a
 page break is read as one, and furniture never starts or ends a span (it may sit inside one,
-verbatim). A sentence cut by the chunk's edge is not a whole rule and is left out. A part that
-ends with a colon (`… prosedur berikut ini :`, `… dengan syarat:`) takes in the list items or
-the equation that follow it.
+verbatim). A sentence cut by the chunk's edge is not a whole rule and is left out (a list item
+closed by its semicolon and conjunction, `…; atau`, is whole). Markdown run-in matter (a
+blockquote mark, a DocFX `:::image …:::`, a bold label `**Risk:**`) is not part of a
+sentence. A part that ends with a colon (`… prosedur berikut ini :`, `… dengan syarat:`)
+takes in the list items or the equation that follow it.
 """
 
 from __future__ import annotations

@@ -281,6 +281,7 @@ def test_rule_type_computing_first_then_judging_or_acting_on_a_threshold(sentenc
     ("If the link is idle, the node sends a keepalive.", "interpretation"),
     ("Data yang belum diverifikasi tidak boleh dipakai dalam laporan.", "calculation"),
     ("When two figures disagree, the newer one prevails.", "calculation"),
+    ("If the queue is empty, count -= 1.", "calculation"),
     ("Denda:\na. 2% (dua persen) untuk keterlambatan sampai dengan 5 (lima) hari;\nb. 4% (empat persen) untuk "
      "keterlambatan lebih dari 5 (lima) hari.", "calculation"),
 ])

@@ -6,32 +6,55 @@ the sentence and whatever list or equation it introduces; its other parts are ve
 of the same chunk. Its cue names the convention that cut it:
 
 - `conditional`: a sentence opened by a conditional word (Indonesian statutory
-  `Apabila/Jika/Jikalau/Bila …`, English `If/When/Where/Once/Upon …`). The condition runs to
+  `Apabila/Jika/Jikalau/Bila …`, English `If/When/Where/Once/Upon …`), also right after an
+  opening phrase and its comma (`Dalam rangka X, apabila A, B`). The condition runs to
   `maka`/`then` when the sentence has one, else to the comma that closes the clause: a comma
   followed by a connective (`or`, `regardless`, `atau`, `yang` …), an item of an
-  enumeration (`warna, pH, dan suhu`) or a decimal comma does not close it.
+  enumeration (`warna, pH, dan suhu`) or a decimal comma does not close it. An Indonesian
+  condition written without a comma ends at the main clause's passive verb (`Dalam hal X
+  melakukan Y dilakukan Z`). `Dalam hal ini` refers back: it is no condition.
 - `dalam_hal`: Indonesian statutory `Dalam hal …, (maka) …`, cut the same way. Either opening
   may end in a colon and list its conditions as items (`Dalam hal:\na. …; atau\nb. …,\nMenteri
   …`): the consequence follows the last item.
 - `condition_after`: the requirement first and its condition after (`X MUST … if/when/unless
-  …`), licensed by a modal verb before the English conditional word; an Indonesian
-  conditional conjunction needs none (`Izin dicabut apabila …`), unless it opens a relative or
-  subordinate clause (`bahan yang apabila terhirup …`). The consequence is the clause the
-  condition attaches to (after `, and` / `, dan`); the condition ends at a semicolon.
-- `proviso`: `… dengan syarat: …`, `… sepanjang tidak …`, `provided that …`: a condition
-  after its consequence that needs no modal.
+  …`, `PI harus … selama tahap …`, `… sebelum …`), licensed by a modal verb before the
+  conditional word; an Indonesian conditional conjunction needs none (`Izin dicabut apabila
+  …`), unless it opens a relative or subordinate clause (`bahan yang apabila terhirup …`). The
+  consequence is the clause the condition attaches to (after `, and` / `, dan`); the condition
+  ends at a semicolon.
+- `proviso`: `… dengan syarat: …`, `… sepanjang tidak …`, `provided that …`, a trigger (`…
+  only when …`) or a case phrase (`… for cases that …`): a condition after its consequence
+  that needs no modal.
 - `circumstance`: a requirement (with a modal) opened by a prepositional or purpose phrase
   set off by a comma (`To avoid …, X MUST …`, `In … environments, X SHOULD …`, `Untuk …, X
   harus …`): the phrase is the condition. A reason clause (`Because …,`, `Karena …,`) is not.
+  `stage`: a life-cycle stage opening a requirement without a comma (`Selama tahapan
+  dekomisioning kegiatan X harus …`) is the stage word and the stage's name.
+- `temporal`: a time clause set off by a comma needs no modal (`After you resolve an
+  incident, …`, `Sebelum disetujui …, …`, the transitional `Pada saat Peraturan ini mulai
+  berlaku, …`); one that refers back (`After that`, `Pada saat ini`) is no condition.
 - `commencement`: the Indonesian closing provision `X mulai berlaku pada/setelah …`: the time
   is the condition, `X mulai berlaku` the consequence.
 - `tier`: an item of a tiered schedule (`a. 1% (satu persen) untuk keterlambatan …;`): the
-  case is the condition, the amount the consequence.
+  case is the condition, the amount the consequence. `rate_tier`: a row of a rate schedule
+  (`c) HBA > USD90 per ton 9% dari Harga`): the comparison through its unit, then the rate.
+  `tariff_row`: a row of a tariff table flattened into lines (`tariff_rows`).
+- `degree`, `contrast`, `correlative`: the explanatory conditionals of KPI guides: a degree of
+  a quantity and the verb that reads it (`A low recovery rate might indicate …`), two degrees
+  of one quantity contrasted (`Fast burn rates trigger …, while slow burn rates allow …`: two
+  rules), and `the faster …, the faster …` / `semakin …, semakin …`.
+- `qualified_subject`: a requirement whose English subject a relative clause restricts (`An
+  encoder that receives X MUST …`): the subject is the condition.
 - `anaphora`: `If A, then B. In this case, X MUST …`: the requirement after an anaphoric
   circumstance takes the condition of the conditional sentence before it (the candidate then
-  spans both sentences).
+  spans both sentences). `step`: each numbered step of an algorithm (`(5.4) …`) takes the
+  condition of the sentence that introduces the steps (`When the timer expires, do the
+  following:`), the same way.
+- `branch`: pseudo-code `if X == 0:` on a line of its own: the lines indented under it are
+  the consequence.
 - `deadline`: `X disampaikan paling lambat …`; `modal`: an obligation or prohibition (BCP 14
-  keywords in capitals, RFC 8174; `wajib`, `harus`, `dilarang`, `tidak boleh`); and
+  keywords in capitals, RFC 8174; `wajib`, `harus`, `dilarang`, `tidak boleh`; a lowercase
+  modal capitalised inside the sentence is part of a name, `Wajib Bayar`); and
   `computation`: how a value is computed (`X dihitung …`, `X is calculated …`).
   These have no conditional clause: their parts are the `subject` and the `consequence`
   (the predicate with its modal or deadline), and no `condition`.
@@ -40,9 +63,11 @@ Sentences are read on a masked copy of the chunk text in which page furniture (R
 headers and footers, form feeds, Indonesian page numbers, letterheads and catchwords) is
 blanked out with spaces of the same length: offsets stay the chunk's, a sentence broken by a
 page break is read as one, and furniture never starts or ends a span (it may sit inside one,
-verbatim). A sentence cut by the chunk's edge is not a whole rule and is left out. A part that
-ends with a colon (`… prosedur berikut ini :`, `… dengan syarat:`) takes in the list items or
-the equation that follow it.
+verbatim). A sentence cut by the chunk's edge is not a whole rule and is left out (a list item
+closed by its semicolon and conjunction, `…; atau`, is whole). Markdown run-in matter (a
+blockquote mark, a DocFX `:::image …:::`, a bold label `**Risk:**`) is not part of a
+sentence. A part that ends with a colon (`… prosedur berikut ini :`, `… dengan syarat:`)
+takes in the list items or the equation that follow it.
 """
 
 from __future__ import annotations
@@ -67,17 +92,28 @@ _MAX_ITEM_WORDS = 3  # an enumeration item between two commas is this short
 _MAX_AMOUNT_WORDS = 6
 _RUNNING_MIN_CHUNKS = 3
 _MIN_CASE_WORDS = 6
+_MIN_VERB_LENGTH = 5  # `dibuat`, `terjadi`: a prefixed verb is longer than its prefix and a short root
+_AMOUNT_END = " \t\n0123456789lIoO"  # what ends an amount, OCR digits included
 _QUOTES = "\"'“‘`"
 # `(1)`, `(l)` and `(21` (OCR of `(2)`), `a.`, `a)`, `(a)`, `1.`, `1)`, `3.2.4.`, `-`, `*`, `•`
 _AYAT = re.compile(r"\(\s*[0-9lIO]{1,3}\s*\)|\([0-9lIO][1lI]")
-_LABEL = re.compile(r"(?:" + _AYAT.pattern + r"|\(?[a-zA-Z]\)|[a-zA-Z]\.|[IVX]+\.|\d+(?:\.\d+)*[.)]|[-*•])(?=\s|$)"
+_STEP = re.compile(r"\(\d+(?:\.\d+)+\)")  # `(5.4)`: a numbered step of an algorithm
+_LABEL = re.compile(r"(?:" + _AYAT.pattern + "|" + _STEP.pattern
+                    + r"|\(?[a-zA-Z]\)|[a-zA-Z]\.|[IVX]+\.|\d+(?:\.\d+)*[.)]|[-*•])(?=\s|$)"
                     r"|\d+(?:\.\d+)+\.(?=[A-Z])")  # `6.6.1.Apabila`: a clause number glued to its text
+# Markdown run-in matter before a sentence: blockquote marks, a DocFX `:::image …:::` directive and
+# a bold label (`**Risk:**`, `**Why it matters**:`)
+_RUN_IN = re.compile(r"(?:>\s*)*(?::::[^\n]*?:::\s*)?(?:\*\*[^*\n]{1,40}?(?::\*\*|\*\*:)\s+)?")
+# a table row's label: `C, Denda …`, `1. Tipe …`, `…persen)D. Denda …` (glued after the cell before it)
+_ROW_LABEL = re.compile(r"(?:^|(?<=\n)|(?<=[)\]]))[ \t]*(?:[A-Z][.,]|[a-z][.)]|\d{1,2}[.)])[ \t]+(?=[A-Z])")
+_LIST_LINE = re.compile(r"\n[ \t]*(?:" + _LABEL.pattern + ")")
 _STRUCTURAL = re.compile(r"(?:Pasal\s+\d+\w*|BAB\s+[IVXLC]+|Bagian\s+\w+|Paragraf\s+\d+|#+\s.*)\s*$")
 _FENCE = re.compile(r"^\s*(?:```|~~~)(.*)$", re.MULTILINE)
 _ATTRIBUTES = re.compile(r"\s*\{:.*\}\s*$")  # a kramdown attribute line
 _EQUATION = re.compile(r"[^=<>!\s]\s*=\s*[^=\s]")
 _SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9(\"'*\[“])")
 _WORD_BEFORE_DOT = re.compile(r"(\S+)\.$")
+_ITEM_END = re.compile(r";\s*(?:dan|atau|and|or)\s*$")
 _WORD = re.compile(r"[^\s,;:()]+")
 
 
@@ -91,6 +127,11 @@ def _alternation(words: Sequence[str]) -> str:
     return "(?<![\\w-])(?:" + "|".join(parts) + ")(?![\\w-])" if parts else "(?!)"
 
 
+def _plain(words: Sequence[str]) -> str:
+    """The words as they are written, glued to what surrounds them or not."""
+    return "(?:" + "|".join(map(re.escape, words)) + ")" if words else "(?!)"
+
+
 @dataclass(frozen=True)
 class _Cues:
     conditional: re.Pattern
@@ -101,11 +142,25 @@ class _Cues:
     conjunction: re.Pattern
     not_condition: re.Pattern
     circumstance: re.Pattern
+    temporal: re.Pattern
+    relative_adverb: re.Pattern
+    stage: re.Pattern
+    degree: re.Pattern
+    reading_verb: re.Pattern
+    contrast: re.Pattern
+    correlative: re.Pattern
+    comparison_operator: re.Pattern
+    rate_unit: re.Pattern
+    tariff_cell: re.Pattern
+    form: re.Pattern
+    row_case: re.Pattern
     reason: re.Pattern
     modal: re.Pattern
     licensing_modal: re.Pattern
     any_modal: re.Pattern
     relative_pronoun: re.Pattern
+    qualifier: re.Pattern
+    determiners: frozenset[str]
     subordinate: re.Pattern
     embedded_question: re.Pattern
     document_control: re.Pattern
@@ -121,6 +176,9 @@ class _Cues:
     abbreviations: frozenset[str]
     furniture: tuple[re.Pattern, ...]
     passive_prefixes: tuple[str, ...]
+    verb_prefixes: tuple[str, ...]
+    passive_voice: tuple[str, ...]
+    prepositional_verbs: frozenset[str]
     relative_words: frozenset[str]
 
 
@@ -140,11 +198,27 @@ def _cues() -> _Cues:
         conjunction=pattern("conditional_conjunction"),
         not_condition=pattern("not_conditions"),
         circumstance=pattern("circumstance"),
+        temporal=pattern("temporal"),
+        relative_adverb=pattern("relative_adverbs"),
+        stage=pattern("stage"),
+        degree=re.compile(f"(?:{_alternation(words.get('articles', ()))}\\s+)?{_alternation(words.get('degree', ()))}"),
+        reading_verb=re.compile(f"(?:{_alternation(words.get('hedges', ()))}\\s+)?"
+                                f"{_alternation(words.get('reading_verbs', ()))}"),
+        contrast=re.compile(r",\s*" + _alternation(words.get("contrast", ())) + r"\s+"),
+        correlative=pattern("correlative"),
+        comparison_operator=re.compile(_plain(words.get("comparison_operators", ()))),
+        rate_unit=re.compile(_plain(words.get("rate_unit", ())) + r"\s+[^\W\d]+"),
+        tariff_cell=re.compile(_plain(words.get("rate_unit", ())) + r"(?:\s+[^\W\d]+){1,2}?\s*"
+                               + _plain(words.get("tariff_currency", ()))),
+        form=pattern("form"),
+        row_case=pattern("row_case"),
         reason=pattern("reason"),
         modal=pattern("modal"),
         licensing_modal=pattern("modal", "permission"),
         any_modal=pattern("modal", "permission", "modal_weak"),
         relative_pronoun=re.compile(_alternation(words.get("relative_pronouns", ())) + r"\s*$"),
+        qualifier=pattern("qualifying_pronouns"),
+        determiners=frozenset(words.get("determiners", ())),
         subordinate=re.compile(_alternation([*words.get("relative_pronouns", ()), *words.get("subordinators", ())])
                                + r"\s*,?\s*$"),
         document_control=pattern("document_control"),
@@ -161,6 +235,9 @@ def _cues() -> _Cues:
         abbreviations=frozenset(w.casefold() for w in words.get("abbreviations", ())),
         furniture=tuple(re.compile(p) for p in words.get("page_furniture", ())),
         passive_prefixes=tuple(words.get("passive_prefixes", ())),
+        verb_prefixes=tuple(words.get("verb_prefixes", ())),
+        passive_voice=tuple(words.get("passive_voice", ())),
+        prepositional_verbs=frozenset(words.get("prepositional_verbs", ())),
         relative_words=frozenset(words.get("relative_words", ())),
     )
 
@@ -189,21 +266,46 @@ def find_rules(chunks: Sequence[SourceChunk]) -> list[Candidate]:
     for chunk in chunks:
         masked, furniture = mask_furniture(chunk.text, running)
         units = sentences(masked, furniture, chunk.heading_path)
+        rows = tariff_rows(masked)
+        row_bounds = [_extent(row) for row in rows]
         previous: _Reading | None = None
+        lead_in: _Reading | None = None  # a conditional sentence ending in a colon, for the steps after it
         for index, unit in enumerate(units):
-            reading = (_anaphora(masked, unit, previous) or read_rule(masked, unit.body, unit.end, unit.list_item)
-                       if unit.whole else None)
-            statement_end = unit.end
-            if reading is None and unit.whole and (listed := _listed_condition(masked, unit, units[index + 1:])):
-                reading, statement_end = listed
-            previous = reading
-            if reading is None:
-                continue
-            end, parts = _take_in(masked, statement_end, units[index + 1:], reading.parts)
-            parts["statement"] = (unit.body, statement_end)
-            start = min(unit.body, *(s for s, _ in parts.values()))
-            found.append(span("rule", chunk.chunk_id, chunk.text, start, end, reading.cue, parts))
+            following = units[index + 1:]
+            readings = _unit_readings(masked, unit, following, previous, lead_in) if unit.whole else []
+            if any(row_start < unit.end and unit.body < row_end for row_start, row_end in row_bounds):
+                readings = []  # a flattened table row is read as a row, not as a sentence
+            previous = readings[0][0] if readings else None
+            if previous and "condition" in previous.parts and masked[:unit.end].rstrip().endswith(_LEAD_IN):
+                lead_in = previous
+            elif not (unit.list_item and readings and readings[0][0].cue == "step"):
+                lead_in = None
+            for reading, statement_end in readings:
+                end, parts = _take_in(masked, statement_end, following, reading.parts)
+                parts["statement"] = (unit.body, statement_end)
+                start = min(unit.body, *(s for s, _ in parts.values()))
+                found.append(span("rule", chunk.chunk_id, chunk.text, start, end, reading.cue, parts))
+        for row, (start, end) in zip(rows, row_bounds):
+            found.append(span("rule", chunk.chunk_id, chunk.text, start, end, row.cue,
+                              {**row.parts, "statement": (start, end)}))
     return found
+
+
+def _extent(reading: _Reading) -> Bounds:
+    return min(s for s, _ in reading.parts.values()), max(e for _, e in reading.parts.values())
+
+
+def _unit_readings(
+    text: str, unit: _Unit, following: Sequence[_Unit], previous: _Reading | None, lead_in: _Reading | None
+) -> list[tuple[_Reading, int]]:
+    """The rules a unit states, each with where its statement ends (a unit that lists its
+    conditions or an indented block runs past its own end)."""
+    if reading := _anaphora(text, unit, previous) or _step(text, unit, lead_in):
+        return [(reading, unit.end)]
+    if readings := read_rules(text, unit.body, unit.end, unit.list_item):
+        return [(reading, unit.end) for reading in readings]
+    listed = _listed_condition(text, unit, following) or _branch(text, unit)
+    return [listed] if listed else []
 
 
 # ---------------------------------------------------------------------------------------------
@@ -253,6 +355,11 @@ def _ends_sentence(text: str, end: int) -> bool:
     if not tail or tail[-1] not in _TERMINAL + _LEAD_IN + ";":
         return False
     return tail[-1] != "." or not _abbreviation(tail)
+
+
+def _ends_item(text: str, end: int) -> bool:
+    """`…; atau`, `…; and`: a list item closed by its semicolon and the conjunction to the next."""
+    return bool(_ITEM_END.search(text, 0, end))
 
 
 def _abbreviation(text_to_dot: str) -> bool:
@@ -319,8 +426,9 @@ def sentences(text: str, furniture: frozenset[int] = frozenset(), headings: Sequ
         elif _is_equation(stripped) or stripped.endswith(_LEAD_IN) or _ends_sentence(text, end):
             close()
     close()
-    if units and not _ends_sentence(text, units[-1].end):
-        units[-1] = replace(units[-1], whole=False)  # the chunk ends inside this sentence
+    last = units[-1] if units else None
+    if last and not _ends_sentence(text, last.end) and not (last.list_item and _ends_item(text, last.end)):
+        units[-1] = replace(last, whole=False)  # the chunk ends inside this sentence
     if units and text[units[0].body:units[0].body + 1].islower():
         units[0] = replace(units[0], whole=False)  # the chunk starts inside this sentence
     return units
@@ -358,6 +466,7 @@ def _unit(text: str, start: int, end: int) -> _Unit:
     start, end = _trim(text, start, end)
     label = _LABEL.match(text, start, end)
     body = _trim(text, label.end(), end)[0] if label else start
+    body = _trim(text, _RUN_IN.match(text, body, end).end(), end)[0]
     list_item = bool(label) and not _AYAT.fullmatch(label.group(0))
     lines = text[start:end].rsplit("\n", 1)
     return _Unit(start, body, end, list_item, _is_equation(lines[-1].strip()), whole=True)
@@ -410,39 +519,197 @@ def _listed_condition(text: str, unit: _Unit, following: Sequence[_Unit]) -> tup
     return _bounded(_reading(text, cue, condition=(unit.body, last.end), consequence=(after.body, after.end)))
 
 
+def _step(text: str, unit: _Unit, lead_in: _Reading | None) -> _Reading | None:
+    """`When the timer expires, do the following:\n(5.4) Retransmit …\n(5.5) …`: each numbered
+    step of an algorithm is a rule of its own under the condition of the sentence that
+    introduces the steps."""
+    if lead_in is None or not unit.list_item or not _STEP.match(text, unit.start, unit.body):
+        return None
+    return _reading(text, "step", condition=lead_in.parts["condition"], consequence=(unit.body, unit.end))
+
+
+def _branch(text: str, unit: _Unit) -> tuple[_Reading, int] | None:
+    """Pseudo-code `if X == 0:` on a line of its own: the lines indented deeper under it are
+    its consequence (up to the first line back at its indentation)."""
+    line_start = text.rfind("\n", 0, unit.start) + 1
+    header = text[line_start:unit.end]
+    if "\n" in header or not header.rstrip().endswith(_LEAD_IN) or not _cues().conditional.match(text, unit.body):
+        return None
+    indent = unit.start - line_start
+    block_end, position = None, unit.end + 1
+    for line_start, line_end in _line_bounds(text[position:]):
+        line = text[position + line_start:position + line_end]
+        if not line.strip():
+            break
+        if len(line) - len(line.lstrip()) <= indent or position + line_end - unit.end > _MAX_TAKEN_IN:
+            break
+        block_end = position + line_end
+    if block_end is None:
+        return None
+    reading = _reading(text, "branch", condition=(unit.body, unit.end), consequence=(unit.end + 1, block_end))
+    return (reading, reading.parts["consequence"][1]) if reading else None
+
+
+def _rate_tier(found: _Cues, text: str, start: int, end: int) -> _Reading | None:
+    """A row of a rate schedule: `c) HBA > USD90 per ton 9% dari Harga`. The comparison of a
+    quantity with an amount, through its unit (`per ton`), is the condition; the rate that
+    follows on the line, a number first, is the consequence."""
+    comparison = found.comparison_operator.search(text, start, end)
+    unit = comparison and found.rate_unit.search(text, comparison.end(), end)
+    # the unit stands after a space or is glued to its amount (`USD90per ton`), not inside a word
+    if not unit or not re.search(r"\d", text[start:unit.start()]) or text[unit.start() - 1] not in _AMOUNT_END:
+        return None
+    line_end = text.find("\n", unit.end(), end)
+    rate = (unit.end(), end if line_end == -1 else line_end)
+    words = text[rate[0]:rate[1]].split()
+    if not words or not re.search(r"\d", words[0]) or len(words) > _MAX_AMOUNT_WORDS:
+        return None
+    return _reading(text, "rate_tier", condition=(start, unit.end()), consequence=rate)
+
+
+def _contrast(found: _Cues, text: str, start: int, end: int) -> list[_Reading]:
+    """`Fast burn rates trigger an alert, while slow burn rates allow …`: two degrees of the same
+    quantity contrasted in one sentence. Each half is a rule: the degree and the words both
+    halves share (`Fast burn rates`) are its condition, the rest of the half its consequence."""
+    first = found.degree.match(text, start, end)
+    separator = first and found.contrast.search(text, first.end(), end)
+    second = separator and found.degree.match(text, separator.end(), end)
+    if not second:
+        return []
+    ours = list(_WORD.finditer(text, first.end(), separator.start()))
+    theirs = list(_WORD.finditer(text, second.end(), end))
+    shared = 0
+    while (shared < min(len(ours), len(theirs)) - 1
+           and ours[shared].group(0).casefold() == theirs[shared].group(0).casefold()):
+        shared += 1
+    if not shared:
+        return []
+    readings = [_reading(text, "contrast", condition=(start, ours[shared - 1].end()),
+                         consequence=(ours[shared - 1].end(), separator.start())),
+                _reading(text, "contrast", condition=(second.start(), theirs[shared - 1].end()),
+                         consequence=(theirs[shared - 1].end(), end))]
+    return [r for r in readings if r] if all(readings) else []
+
+
+def _degree(found: _Cues, text: str, start: int, end: int) -> _Reading | None:
+    """`A low recovery rate might indicate …`, `A lower MTTR means …`: a sentence whose subject is
+    a degree of a quantity and whose verb reads it. The degree and its quantity are the
+    condition; the reading, from its hedge (`might`) or verb, is the consequence."""
+    if not (opening := found.degree.match(text, start, end)):
+        return None
+    verb = found.reading_verb.search(text, opening.end(), end)
+    if not verb or "," in text[opening.end():verb.start()]:
+        return None
+    if len(text[opening.end():verb.start()].split()) > _MAX_ITEM_WORDS + 1:
+        return None
+    return _reading(text, "degree", condition=(start, verb.start()), consequence=(verb.start(), end))
+
+
+def _correlative(found: _Cues, text: str, start: int, end: int) -> _Reading | None:
+    """`… - the faster you detect issues, the faster you can recover`, `Semakin …, semakin …`:
+    a comparative correlative, at the start of a sentence or of a clause set off by a dash or a
+    colon. The first clause is the condition, the second the consequence."""
+    for first in found.correlative.finditer(text, start, end):
+        if first.start() > start and not re.search(r"[-–—:;]\s*$", text[start:first.start()]):
+            continue
+        comma = _closing_comma(found, text, first.end(), end)
+        if comma is not None and found.correlative.match(text, _trim(text, comma + 1, end)[0], end):
+            return _reading(text, "correlative", condition=(first.start(), comma), consequence=(comma + 1, end))
+    return None
+
+
+def tariff_rows(text: str) -> list[_Reading]:
+    """The rows of a tariff table flattened into lines (`C. Denda dalam hal … tanpa izin usaha` then
+    `per kegiatan usahaRp[Tarif …] x 200%`): a row label opened by its letter, and a cell opened by
+    its unit (`per …`) glued to its currency (`Rp`, `USD`). The label is the condition, the cell
+    after its currency the consequence; a label without a cell of its own (the next thing after
+    it is another label) takes the cell glued just before it, which no label has taken. A label
+    stating the charge's form (`Sanksi … berupa dana kompensasi`) is a rule of its own. Only a
+    label that names a case (`dalam hal`, `terhadap`, `yang` …) is a rule; a price list's item
+    names a good."""
+    found = _cues()
+    cells = list(found.tariff_cell.finditer(text))
+    if not cells:
+        return []
+    labels = [label for label in _ROW_LABEL.finditer(text) if not _all_capitals(_line_at(text, label.end()))]
+    rows, taken = [], set()
+    for index, label in enumerate(labels):
+        label_end = labels[index + 1].start() if index + 1 < len(labels) else len(text)
+        own = next((i for i, c in enumerate(cells) if label.end() < c.start() < label_end), None)
+        if own is not None:
+            condition_end = cells[own].start()
+        else:
+            own = next((i for i in range(len(cells)) if i not in taken
+                        and not text[_cell_end(text, cells, i):label.start()].strip()), None)
+            condition_end = label_end
+        if own is None or own in taken or not found.row_case.search(text, label.end(), condition_end):
+            continue
+        taken.add(own)
+        form = found.form.search(text, label.end(), condition_end)
+        if form:
+            reading = _reading(text, "tariff_row", condition=(label.end(), form.start()),
+                               consequence=(form.start(), condition_end))
+        else:
+            reading = _reading(text, "tariff_row", condition=(label.end(), condition_end),
+                               consequence=(cells[own].end(), _cell_end(text, cells, own)))
+        if reading:
+            rows.append(reading)
+    return rows
+
+
+def _cell_end(text: str, cells: Sequence[re.Match], index: int) -> int:
+    """A cell runs to the next cell, the next row label or the next list item."""
+    following = cells[index + 1].start() if index + 1 < len(cells) else len(text)
+    stops = [m.start() for m in (_ROW_LABEL.search(text, cells[index].end(), following),
+                                 _LIST_LINE.search(text, cells[index].end(), following)) if m]
+    return _trim(text, cells[index].end(), min(stops, default=following))[1]
+
+
+def _line_at(text: str, position: int) -> str:
+    end = text.find("\n", position)
+    return text[position:end if end != -1 else len(text)]
+
+
 def _bounded(reading: _Reading | None) -> tuple[_Reading, int] | None:
     return (reading, reading.parts["consequence"][1]) if reading else None
 
 
-def read_rule(text: str, start: int, end: int, list_item: bool = False) -> _Reading | None:
-    """The first convention that reads `text[start:end]` as a rule, with its parts."""
+def read_rules(text: str, start: int, end: int, list_item: bool = False) -> list[_Reading]:
+    """What the first convention that reads `text[start:end]` as a rule finds: one rule, or
+    the two of a contrast (`High X means A, while low X means B`)."""
     found = _cues()
     position = start
     if connective := found.connective.match(text, position, end):
         position = connective.end()
     if found.document_control.match(text, position, end):
-        return None  # a sentence about the document itself (its review, its revision) is document control
-    if reading := _leading(found, text, position, end):
-        return reading
+        return []  # a sentence about the document itself (its review, its revision) is document control
+    if reading := _leading(found, text, position, end) or _embedded_leading(found, text, position, end):
+        return [reading]
     after = _condition_after(found, text, position, end)
     # An opening circumstance is the sentence's condition, unless the later condition belongs
     # to a clause of its own (`…, dan laporan direvisi apabila …`).
     if not (after and after.parts["consequence"][0] > position):
         after = _circumstance(found, text, position, end) or after
-    if after or (after := _commencement(found, text, position, end)):
-        return after
-    if list_item and (reading := _tier(found, text, position, end)):
-        return reading
-    return (_deadline(found, text, position, end) or _modal(found, text, position, end)
-            or _computation(found, text, position, end))
+    if after or (after := _temporal(found, text, position, end) or _commencement(found, text, position, end)):
+        return [after]
+    if list_item and (reading := _rate_tier(found, text, position, end) or _tier(found, text, position, end)):
+        return [reading]
+    if contrast := _contrast(found, text, position, end):
+        return contrast
+    reading = (_degree(found, text, position, end) or _correlative(found, text, position, end)
+               or _deadline(found, text, position, end) or _modal(found, text, position, end)
+               or _computation(found, text, position, end))
+    return [reading] if reading else []
 
 
-def _leading(found: _Cues, text: str, start: int, end: int) -> _Reading | None:
+def _leading(found: _Cues, text: str, start: int, end: int, embedded: bool = False) -> _Reading | None:
     for cue, pattern in (("dalam_hal", found.dalam_hal), ("conditional", found.conditional)):
         if opening := pattern.match(text, start, end):
             break
     else:
         return None
+    if found.not_condition.match(text, start, end):
+        return None  # `Dalam hal ini, …`: a reference to what was said, not a condition
     then = found.then.search(text, opening.end(), end)
     # `then` / `maka` opens the consequence where it opens a clause: after the comma that closes
     # the condition, at a line start, or in a condition written without commas ("If A then B").
@@ -454,8 +721,30 @@ def _leading(found: _Cues, text: str, start: int, end: int) -> _Reading | None:
         return _reading(text, cue, condition=(start, then.start()), consequence=(then.start(), end))
     comma = _closing_comma(found, text, opening.end(), end)
     if comma is None:
-        return None
+        main = None if embedded else _main_passive(found, text, opening.end(), end)
+        return main and _reading(text, cue, condition=(start, main), consequence=(main, end))
     return _reading(text, cue, condition=(start, comma), consequence=(comma + 1, end))
+
+
+def _main_passive(found: _Cues, text: str, start: int, end: int) -> int | None:
+    """`Dalam hal X melakukan Y dilakukan Z`: an Indonesian condition written without a comma ends
+    where the main clause's passive verb (`di-`) follows the condition's own verb; a sentence
+    with a modal is not cut so (its modal may open either clause), nor a lead-in (its main
+    clause may follow the list), and a verb that works as a preposition (`dibandingkan`) is not
+    the main clause's."""
+    if _predicate_modal(found.any_modal, text, start, end) or text[:end].rstrip().endswith(_LEAD_IN):
+        return None
+    words = list(_WORD.finditer(text, start, end))
+    verbs = [(previous, word) for previous, word in zip(words, words[1:]) if _is_verb(found, word.group(0))]
+    for previous, main in verbs[1:]:
+        if (main.group(0).startswith(found.passive_voice) and main.group(0) not in found.prepositional_verbs
+                and previous.group(0).casefold() not in found.relative_words):
+            return main.start()
+    return None
+
+
+def _is_verb(found: _Cues, word: str) -> bool:
+    return word.islower() and len(word) > _MIN_VERB_LENGTH and word.startswith(found.verb_prefixes)
 
 
 def _condition_after(found: _Cues, text: str, start: int, end: int) -> _Reading | None:
@@ -486,8 +775,43 @@ def _circumstance(found: _Cues, text: str, start: int, end: int) -> _Reading | N
     modal = _predicate_modal(found.licensing_modal, text, start, end)
     comma = modal and _closing_comma(found, text, start, modal.start())
     if not comma:
-        return None
+        return _stage(found, text, start, end, modal)
     return _reading(text, "circumstance", condition=(start, comma), consequence=(comma + 1, end))
+
+
+def _temporal(found: _Cues, text: str, start: int, end: int) -> _Reading | None:
+    """`After you resolve an incident, …`, `Sebelum disetujui …, …`: a time clause set off by a
+    comma is a condition without a modal."""
+    if not found.temporal.match(text, start, end) or found.not_condition.match(text, start, end):
+        return None
+    comma = _closing_comma(found, text, start, end)
+    return None if comma is None else _reading(text, "temporal", condition=(start, comma), consequence=(comma + 1, end))
+
+
+def _stage(found: _Cues, text: str, start: int, end: int, modal: re.Match | None) -> _Reading | None:
+    """`Selama tahap(an) konstruksi kegiatan X harus …`: a life-cycle stage set off by no comma
+    is the stage word and the one word that names the stage."""
+    stage = found.stage.match(text, start, end)
+    name = stage and re.match(r"\s+[^\W\d]\w*", text[stage.end():end])
+    if not (stage and name and modal) or stage.end() + name.end() >= modal.start():
+        return None
+    cut = stage.end() + name.end()
+    return _reading(text, "stage", condition=(start, cut), consequence=(cut, end))
+
+
+def _embedded_leading(found: _Cues, text: str, start: int, end: int) -> _Reading | None:
+    """`Dalam rangka X, apabila A, B` / `In this design, if A, B`: a conditional clause right
+    after an opening phrase and its comma opens the sentence's condition; the phrase before it
+    is neither condition nor consequence."""
+    for comma in re.finditer(",", text[start:end]):
+        opening = _trim(text, start + comma.end(), end)[0]
+        if found.conditional.match(text, opening, end) or found.dalam_hal.match(text, opening, end):
+            break
+    else:
+        return None
+    if found.not_condition.match(text, opening, end) or found.relative_adverb.match(text, opening, end):
+        return None  # `…, where x is a word, is defined by …` describes, it does not condition
+    return _leading(found, text, opening, end, embedded=True)
 
 
 def _commencement(found: _Cues, text: str, start: int, end: int) -> _Reading | None:
@@ -530,19 +854,46 @@ def _predicate(found: _Cues, text: str, start: int, end: int) -> int | None:
 def _predicate_modal(pattern: re.Pattern, text: str, start: int, end: int) -> re.Match | None:
     """The first modal of the sentence's own predicate: one inside a relative clause
     (`aturan yang harus diikuti`, `packets that MUST be …`) does not make the sentence a rule,
-    nor does a quoted keyword (`the key words "MUST" …` mention it, they do not use it)."""
+    nor does a quoted keyword (`the key words "MUST" …` mention it, they do not use it), nor a
+    lowercase modal capitalised inside the sentence (`selaku Wajib Bayar`: part of a name)."""
     for modal in pattern.finditer(text, start, end):
         quoted = text[modal.start() - 1:modal.start()] in _QUOTES
-        if not quoted and not _cues().relative_pronoun.search(text, start, modal.start()):
+        word = modal.group(0)
+        named = modal.start() > start and word[0].isupper() and not word.isupper()
+        if not quoted and not named and not _cues().relative_pronoun.search(text, start, modal.start()):
             return modal
     return None
 
 
 def _modal(found: _Cues, text: str, start: int, end: int) -> _Reading | None:
+    if reading := _qualified_subject(found, text, start, end):
+        return reading
     modal = _predicate_modal(found.modal, text, start, end)
     if not modal or modal.start() == start:
         return None
     return _reading(text, "modal", subject=(start, modal.start()), consequence=(modal.start(), end))
+
+
+def _qualified_subject(found: _Cues, text: str, start: int, end: int) -> _Reading | None:
+    """`An endpoint that receives X MUST …`: a subject restricted by a relative clause says to
+    which cases the requirement applies, so the subject is the condition and the predicate from
+    its modal the consequence. The pronoun is relative when no comma stands before it and no
+    determiner or pronoun after it (`… that the peer …` is a complement clause: the subject
+    starts after it). A plain subject is no condition (docs/decisions.md D39), nor is an
+    Indonesian `yang` clause, which as often only describes (`fasilitas yang memadai`): the
+    qualifying pronouns are the English pack's."""
+    modal = _predicate_modal(found.any_modal, text, start, end)
+    if not modal or modal.start() == start:
+        return None
+    subject = max(start, text.rfind(";", start, modal.start()) + 1)  # the modal's own clause
+    for pronoun in found.qualifier.finditer(text, subject, modal.start()):
+        following = _WORD.match(text, _trim(text, pronoun.end(), modal.start())[0])
+        if following is None or following.group(0).casefold() in found.determiners:
+            subject = pronoun.end()  # a complement clause: its subject follows
+        elif pronoun.start() > subject and not text[:pronoun.start()].rstrip().endswith(","):
+            return _reading(text, "qualified_subject", condition=(subject, modal.start()),
+                            consequence=(modal.start(), end))
+    return None
 
 
 def _computation(found: _Cues, text: str, start: int, end: int) -> _Reading | None:

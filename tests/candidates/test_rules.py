@@ -27,6 +27,11 @@ def parts(candidate) -> dict[str, str]:
     return {p.role: p.text for p in candidate.parts}
 
 
+def pairs_of(text: str, cue: str) -> list[tuple[str, str]]:
+    """The (condition, consequence) of each rule of `text` that `cue` cut."""
+    return [(parts(c)["condition"], parts(c)["consequence"]) for c in rules_in(text) if c.cue == cue]
+
+
 def test_indonesian_conditional_splits_at_maka():
     rule = only_rule("Apabila kadar debu melampaui ambang batas, yang diukur setiap minggu, maka pengawas "
                      "menghentikan pekerjaan.")
@@ -183,6 +188,11 @@ def test_tiered_schedule_items():
     assert parts(tiers[0])["condition"] == "untuk keterlambatan sampai dengan 5 (lima) hari"
 
 
+def test_a_list_item_closed_by_its_semicolon_and_conjunction_is_whole_at_the_chunk_end():
+    text = "Denda:\na. 1% (satu persen) untuk keterlambatan 5 hari;\nb. 2% (dua persen) untuk telat 9 hari; atau"
+    assert [consequence for _, consequence in pairs_of(text, "tier")] == ["1% (satu persen)", "2% (dua persen)"]
+
+
 def test_an_anaphoric_circumstance_takes_the_condition_of_the_sentence_before():
     text = "If the peer is idle, then the link is dormant. In this case, the node SHOULD send a keepalive."
     rule = next(c for c in rules_in(text) if c.cue == "anaphora")
@@ -294,3 +304,122 @@ def test_a_short_clause_stating_an_obligation_is_the_consequence_not_an_enumerat
     found = parts(only_rule("Jika suhu naik, operator harus berhenti, lalu melapor kepada pengawas."))
     assert found["condition"] == "Jika suhu naik"
     assert found["consequence"].startswith("operator harus berhenti")
+
+
+@pytest.mark.parametrize(("sentence", "cue", "condition", "consequence"), [
+    # a time clause set off by a comma needs no modal
+    ("After the backup finishes, rotate the log files.", "temporal", "After the backup finishes",
+     "rotate the log files"),
+    ("Sebelum mesin dinyalakan, operator memeriksa oli.", "temporal", "Sebelum mesin dinyalakan",
+     "operator memeriksa oli"),
+    ("Pada saat Peraturan Bupati ini mulai berlaku, izin yang telah terbit tetap berlaku.", "temporal",
+     "Pada saat Peraturan Bupati ini mulai berlaku", "izin yang telah terbit tetap berlaku"),
+    # a later proviso wins over an opening time clause
+    ("Pada saat Peraturan ini mulai berlaku, semua izin dinyatakan masih berlaku sepanjang tidak bertentangan "
+     "dengan Peraturan ini.", "proviso", "sepanjang tidak bertentangan dengan Peraturan ini",
+     "Pada saat Peraturan ini mulai berlaku, semua izin dinyatakan masih berlaku"),
+    # a life-cycle stage without a comma is the stage word and the stage's name
+    ("(2) Selama tahap konstruksi pekerjaan galian harus diawasi.", "stage", "Selama tahap konstruksi",
+     "pekerjaan galian harus diawasi"),
+    ("Operator harus memeriksa katup sebelum pompa dinyalakan.", "condition_after", "sebelum pompa dinyalakan",
+     "Operator harus memeriksa katup"),
+    # a trigger or a case phrase after its consequence needs no modal
+    ("Send a page only when the queue stays full for ten minutes.", "proviso",
+     "only when the queue stays full for ten minutes", "Send a page"),
+    ("The team opens a bridge call for cases that affect paying customers.", "proviso",
+     "for cases that affect paying customers", "The team opens a bridge call"),
+    # a conditional clause after an opening phrase opens the condition
+    ("Dalam rangka pengawasan, apabila segel rusak, petugas membuat berita acara.", "conditional",
+     "apabila segel rusak", "petugas membuat berita acara"),
+    # an Indonesian condition without a comma ends at the main clause's passive verb
+    ("Dalam hal pemohon mengajukan keberatan diberikan waktu tambahan.", "dalam_hal",
+     "Dalam hal pemohon mengajukan keberatan", "diberikan waktu tambahan"),
+    # a degree of a quantity and the verb that reads it
+    ("A higher queue depth usually indicates a slow consumer.", "degree", "A higher queue depth",
+     "usually indicates a slow consumer"),
+    # comparative correlatives, also after a dash
+    ("Backups matter - the sooner you test a restore, the sooner you find gaps.", "correlative",
+     "the sooner you test a restore", "the sooner you find gaps"),
+    ("Semakin tinggi suhu, semakin cepat reaksi berlangsung.", "correlative", "Semakin tinggi suhu",
+     "semakin cepat reaksi berlangsung"),
+    # a subject restricted by a relative clause
+    ("A relay that receives a malformed frame MUST drop it.", "qualified_subject",
+     "A relay that receives a malformed frame", "MUST drop it"),
+])
+def test_a_convention_cuts_the_condition_and_the_consequence(sentence, cue, condition, consequence):
+    rule = only_rule(sentence)
+    assert (rule.cue, parts(rule)["condition"], parts(rule)["consequence"]) == (cue, condition, consequence)
+
+
+@pytest.mark.parametrize("sentence", [
+    "After all, the fee is small.",  # a time adverb referring back
+    "Setelah itu, petugas pulang.",
+    "Pada saat ini, gudang sedang direnovasi.",
+    "Selama tahap konstruksi pekerjaan galian diawasi.",  # a stage without a modal
+    "Operator memeriksa katup sebelum pompa dinyalakan.",  # a time clause after no modal
+    "The map F(x), where x is a word, is defined by the table.",  # `where` describes
+    "Pemohon selaku Wajib Lapor menyampaikan laporan.",  # a capitalised modal is part of a name
+    "The high voltage line runs along the wall.",  # a degree without a reading verb
+    "Short outages page the engineer, while the manager sleeps.",  # a contrast of two things
+    "The more common case, the one above, is rare.",  # half a correlative
+])
+def test_not_a_rule(sentence):
+    assert rules_in(sentence) == []
+
+
+@pytest.mark.parametrize(("sentence", "subject"), [
+    ("Pemohon selaku Wajib Lapor wajib menyampaikan laporan.", "Pemohon selaku Wajib Lapor"),
+    ("Apabila diperlukan ruang tunggu harus disediakan.", "Apabila diperlukan ruang tunggu"),  # not cut: a modal
+    ("The point is that the relay MUST drop it.", "The point is that the relay"),  # a complement clause
+    ("Fasilitas yang memadai harus disediakan.", "Fasilitas yang memadai"),  # `yang` only describes
+])
+def test_a_requirement_whose_subject_is_no_condition(sentence, subject):
+    rule = only_rule(sentence)
+    assert rule.cue == "modal" and parts(rule)["subject"] == subject
+
+
+def test_markdown_run_in_matter_is_not_part_of_the_rule():
+    found = parts(only_rule('> :::image type="icon" source="tip.svg"::: **Tip:** If the cache is cold, warm it.'))
+    assert (found["statement"], found["condition"]) == ("If the cache is cold, warm it.", "If the cache is cold")
+
+
+def test_two_degrees_of_one_quantity_contrasted_are_two_rules():
+    assert pairs_of("Short outages page the on-call engineer, while long outages open an incident.", "contrast") == [
+        ("Short outages", "page the on-call engineer"), ("long outages", "open an incident")]
+
+
+def test_rate_schedule_rows_compare_a_quantity_through_its_unit():
+    text = ("Tarif royalti:\na) Harga < USD50 per ton 3% dari Harga\nb) USD50 < Harga per ton 5% dari Harga\n"
+            "Tarif ditinjau setiap tahun.\n")
+    assert pairs_of(text, "rate_tier") == [("Harga < USD50 per ton", "3% dari Harga"),
+                                           ("USD50 < Harga per ton", "5% dari Harga")]
+    assert rules_in("Limits:\na) load < 5 per node plus overhead\n") == []
+
+
+def test_flattened_tariff_rows_pair_each_case_label_with_its_cell():
+    text = ("A. Denda dalam hal pemegang izin terlambat melapor per\nlaporanRp 100.000,00\n"
+            "per kasusRp[Tarif x\n2 (dua kali)]B. Denda dalam hal pemegang izin tidak melapor\n"
+            "C. Sanksi terhadap pemegang izin yang lalai\nberupa denda tetapper kasus Rp 9,00\n"
+            "1. Sewa ruang rapat per hariRp 500.000,00\n")
+    assert pairs_of(text, "tariff_row") == [
+        ("Denda dalam hal pemegang izin terlambat melapor", "100.000,00"),
+        ("Denda dalam hal pemegang izin tidak melapor", "[Tarif x\n2 (dua kali)]"),
+        ("Sanksi terhadap pemegang izin yang lalai", "berupa denda tetap")]
+    assert not any("Sewa" in c.text for c in rules_in(text))
+
+
+def test_a_pseudo_code_branch_takes_the_lines_indented_under_it():
+    text = "   That is:\n\n      if count == 0:\n         total = base\n      else:\n         total = base + 1\n"
+    rule = only_rule(text)
+    assert rule.cue == "branch"
+    assert (parts(rule)["condition"], parts(rule)["consequence"]) == ("if count == 0:", "total = base")
+    assert rules_in("   if count == 0:\n   total = base\n") == []
+
+
+def test_numbered_algorithm_steps_each_take_the_condition_that_introduces_them():
+    text = ("When the timer expires, do the following:\n\n(5.4) Retransmit the oldest segment.\n\n"
+            "(5.5) Double the timeout.\n")
+    assert pairs_of(text, "step") == [("When the timer expires", "Retransmit the oldest segment"),
+                                      ("When the timer expires", "Double the timeout")]
+    assert parts(rules_in(text)[1])["statement"] == "Retransmit the oldest segment."
+    assert pairs_of("The sender does the following:\n\n(5.4) Retransmit the oldest segment.\n", "step") == []

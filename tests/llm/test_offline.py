@@ -312,6 +312,22 @@ def test_rule_type_computing_first_then_judging_or_acting_on_a_threshold(sentenc
     assert own_rules(sentence)[0].rule_type == rule_type
 
 
+@pytest.mark.parametrize(("sentence", "rule_type"), [
+    ("Ruang tunggu harus bersih dan terang.", "interpretation"),
+    ("The relay MUST NOT forward a frame twice.", "interpretation"),
+    ("If the link is idle, the node sends a keepalive.", "interpretation"),
+    ("Data yang belum diverifikasi tidak boleh dipakai dalam laporan.", "calculation"),
+    ("When two figures disagree, the newer one prevails.", "calculation"),
+    ("If the queue is empty, count -= 1.", "calculation"),
+    ("Denda:\na. 2% (dua persen) untuk keterlambatan sampai dengan 5 (lima) hari;\nb. 4% (empat persen) untuk "
+     "keterlambatan lebih dari 5 (lima) hari.", "calculation"),
+])
+def test_rule_type_of_a_rule_that_computes_nothing_is_interpretation_unless_it_speaks_of_values(sentence, rule_type):
+    """D51: an obligation or a rule of conduct is the norm a behaviour is read against; a rule about
+    data, figures or an amount stays a calculation convention."""
+    assert own_rules(sentence)[-1].rule_type == rule_type
+
+
 def test_offline_rules_are_selected_among_the_candidates_only():
     chunks = [SourceChunk(chunk_id="D::0001", text="Jika data kosong, maka gunakan plan.")]
     assert offline.answer(RuleRequest(chunks=chunks)).answer.rules == []

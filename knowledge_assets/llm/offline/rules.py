@@ -7,12 +7,16 @@ prohibition or deadline whose subject is not a condition) becomes a rule stated 
 sentence, condition and consequence left null: a subject is not a condition. The statement
 is the candidate's sentence (its `statement` part).
 
-`rule_type` is `interpretation` under an interpretation heading. Otherwise a consequence that
-computes, sets, records or sources a value (`set to`, `dihitung`, `formula`, `dicatat` …) is
-`calculation`; one that judges, escalates or reads a value (`flag`, `invalid`, `means that`,
-`menunjukkan`, `meninjau` …), or that says what to do when the condition compares a value with
-a number (`If MTBF falls below 50 hours, …`), is `interpretation`; the rest keep the contract's
-default, `calculation`.
+`rule_type` follows the contract's meaning (§2; docs/decisions.md D51). Under an
+interpretation heading it is `interpretation`. Otherwise a consequence that computes, sets,
+records or sources a value (`set to`, `dihitung`, `formula`, `dicatat` …), is an amount
+(`9% dari Harga`) or assigns one (`Base = …`) is `calculation`; one that judges, escalates or
+reads a value (`flag`, `invalid`, `means that`, `menunjukkan`, `meninjau` …), or that says
+what to do when the condition compares a value with a number (`If MTBF falls below 50 hours,
+…`), is `interpretation`; a rule that speaks of values and their sources (`data`, `figures`,
+`angka`, `nilai` …) is `calculation`; the rest say what to do or not to do in a situation
+(`Ruang makan harus bersih …`, `the encoder MUST NOT insert …`), a norm a behaviour is read
+against: `interpretation`.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from knowledge_assets.llm.requests import RuleRequest, SourceChunk
 from knowledge_assets.llm.responses import RuleFound, RuleResponse
 
 _INTERPRETATION_HEADING = re.compile(r"interpret", re.IGNORECASE)
+_ASSIGNMENT = re.compile(r"(?<![=<>!])[-+*/]?=(?!=)")  # `x = y`, `x -= y`, not `x == y`, `x <= y`
 
 
 @cache
@@ -61,7 +66,7 @@ def _rule(chunk: SourceChunk, candidate: Candidate) -> RuleFound:
         span = chunk.text[start:max(condition.end, consequence.end)]
     return RuleFound(
         rule_type=_rule_type(chunk, condition.text if condition else None,
-                             consequence.text if consequence else statement_text),
+                             consequence.text if consequence else statement_text, statement_text),
         statement=statement_text,
         condition=condition.text if condition else None,
         consequence=consequence.text if consequence else None,
@@ -70,15 +75,21 @@ def _rule(chunk: SourceChunk, candidate: Candidate) -> RuleFound:
     )
 
 
-def _rule_type(chunk: SourceChunk, condition: str | None, consequence: str) -> str:
+def _rule_type(chunk: SourceChunk, condition: str | None, consequence: str, statement: str) -> str:
     heading = chunk.heading_path[-1] if chunk.heading_path else ""
     if _INTERPRETATION_HEADING.search(heading):
         return "interpretation"
-    if _type_cues("calculation").search(consequence):
+    if _type_cues("calculation").search(consequence) or _sets_a_value(consequence):
         return "calculation"
     if _type_cues("interpretation").search(consequence) or (condition and _meets_a_threshold(condition)):
         return "interpretation"
-    return "calculation"
+    return "calculation" if _type_cues("value").search(statement) else "interpretation"
+
+
+def _sets_a_value(consequence: str) -> bool:
+    """`9% dari Harga`, `100.000,00`, `Base = ReqInsertCount + DeltaBase`: a consequence that is a
+    rate or a fee, or holds an assignment, sets a value."""
+    return bool(re.match(r"\W*\d", consequence) or _ASSIGNMENT.search(consequence))
 
 
 def _meets_a_threshold(condition: str) -> bool:

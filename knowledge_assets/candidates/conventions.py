@@ -83,6 +83,16 @@ CONVENTIONS: tuple[Convention, ...] = (
     Convention("rule", "deadline", _REG, "`X disampaikan paling lambat …`"),
     Convention("rule", "modal", _ALL, "an obligation or prohibition (MUST, wajib, harus, dilarang)"),
     Convention("rule", "computation", _ALL, "how a value is computed (`X dihitung …`, `X is calculated …`)"),
+    Convention("rule", "temporal", _ALL, "a requirement opened by a time clause (`After …,`, `Sebelum …,`)"),
+    Convention("rule", "stage", _REG, "`Selama tahapan X …`: a requirement of a stage"),
+    Convention("rule", "degree", _MD, "what a degree of a value indicates (`A low X might indicate …`)"),
+    Convention("rule", "contrast", _MD, "two readings set against each other (`Fast …, while slow …`)"),
+    Convention("rule", "correlative", _MD, "`the faster …, the faster …`"),
+    Convention("rule", "qualified_subject", _SPEC, "a subject restricted by a relative clause (`An X that … MUST`)"),
+    Convention("rule", "rate_tier", _REG, "a royalty tier by price (`HBA > USD90 per ton` → a rate)"),
+    Convention("rule", "tariff_row", _REG, "a tariff table's row label and its cell (`Denda dalam hal …` → tariff)"),
+    Convention("rule", "branch", _SPEC, "a pseudo-code branch `if X == 0:`"),
+    Convention("rule", "step", _SPEC, "a numbered algorithm step (`When the timer expires, do the following: (5.4)`)"),
 )
 REGISTRY: dict[str, Convention] = {c.key: c for c in CONVENTIONS}
 

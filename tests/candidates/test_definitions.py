@@ -162,3 +162,91 @@ def test_explanations_are_found_wherever_the_first_explainer_stands():
             'The term "rate" means a speed of sending.\n')
     assert [parts(c)["term"] for c in found(text)] == ["Q", "rate"]
     assert found("Pasal 2\nCukup jelas.\n") == []
+
+
+def test_page_furniture_inside_a_definition_is_read_across_and_kept_in_the_verbatim_span():
+    text = ("3. Air Baku adalah air yang diambil dari sumber \nwww.contoh.go.id\n2031, No.4 - 7 - \n"
+            "alam sebelum diolah. \n4. Air Olahan adalah air hasil pengolahan. \n")
+    first, second = found(text)
+    assert first.text == ("Air Baku adalah air yang diambil dari sumber \nwww.contoh.go.id\n2031, No.4 - 7 - \n"
+                          "alam sebelum diolah.")
+    assert parts(second)["term"] == "Air Olahan"
+
+
+def test_justified_text_and_line_ends_with_a_space_read_as_plain_text():
+    text = "1. Uji     Beban    adalah   pengujian  unit \ndengan beban \npenuh. \n"
+    (candidate,) = found(text)
+    assert candidate.text == "Uji     Beban    adalah   pengujian  unit \ndengan beban \npenuh."
+    assert parts(candidate)["term"] == "Uji     Beban"
+
+
+def test_a_definition_whose_meaning_is_a_list_takes_the_list():
+    text = ("1. Fasilitas Olah yang selanjutnya disingkat FO adalah: \n  a. unit pemurnian bijih; \ndan/atau \n"
+            "  b. unit peleburan logam. \n2. Operator adalah badan yang menjalankan FO.\n")
+    first, second = found(text)
+    assert first.text.endswith("b. unit peleburan logam.") and parts(first)["abbreviation"] == "FO"
+    assert parts(second)["term"] == "Operator"
+    explained = found('Yang dimaksud dengan "pihak ketiga" antara lain:\na. pemasok; dan\nb. kontraktor.\nHuruf c\n')
+    assert [c.text.splitlines()[-1] for c in explained] == ["b. kontraktor."]
+
+
+@pytest.mark.parametrize("text", [
+    "Jenis Tarif adalah sebagai berikut:\na. tarif dasar;\nb. tarif tambahan.\n",
+    "Tarif Akhir adalah: (T1 x 2) + T2\nNo.\n",
+    "Nilai Akhir adalah:\nCukup jelas.\n",
+])
+def test_a_lead_in_that_only_announces_a_list_or_a_formula_defines_nothing(text):
+    assert found(text) == []
+
+
+def test_penjelasan_cues_survive_an_ocr_misread_letter_and_antara_lain_explains():
+    text = ('Yang dimalsud dengan "hasil olahan" adalah produk dari pengolahan.\n'
+            'Yang dimaksud dengan "ketentuan teknis"\nantara lain standar mutu nasional.\n')
+    explained = found(text)
+    assert [(parts(c)["term"], c.cue) for c in explained] == [("hasil olahan", "explained"),
+                                                             ("ketentuan teknis", "explained")]
+    assert not found("Yang dimaksud dengan biaya antara lain sewa alat.")  # unquoted: no explanation
+
+
+def test_an_ayat_gives_the_meaning_of_a_short_name_ending_in_its_symbol():
+    text = ("(2) Kriteria meliputi area K1 dan area K2.\n"
+            "(3) Area K1 sebagaimana dimaksud pada ayat (2) huruf a \nmerupakan area untuk bangunan tetap.\n"
+            "(4) Besaran PNBP Sewa sebagaimana dimaksud pada ayat (1) dihitung dengan formula : \n\n\n"
+            "(5) Luas lahan PKS sebagaimana dimaksud pada ayat (4) \nmerupakan luas hasil pengukuran batas.\n"
+            "(6) Berita acara pemeriksaan\nPNBP PKS sebagaimana dimaksud pada ayat (3) merupakan lampiran.\n")
+    assert [(parts(c)["term"], c.cue) for c in found(text)] == [("Area K1", "referenced"),
+                                                                ("Luas lahan PKS", "referenced")]
+
+
+def test_legend_meanings_of_one_word_camel_case_symbols_and_an_outline_item_ending_the_legend():
+    text = ("Keterangan\nB = Biaya\nQRate = Laju\nalir\n(m3/jam)\nK = 0,5\n")
+    assert [c.text for c in found(text)] == ["B = Biaya", "QRate = Laju\nalir\n(m3/jam)"]
+    table = "Keterangan :\nW = Waktu\ntunggu\n(jam)\nH. Denda lain per hari\nRp100.000,00\n"
+    assert [c.text for c in found(table)] == ["W = Waktu\ntunggu\n(jam)"]
+
+
+def test_a_legend_cut_by_the_chunks_end_goes_on_in_the_next_chunk():
+    first = SourceChunk(chunk_id="D::0001", text="Keterangan:\nA = Harga\njual\nrata-rata")
+    second = SourceChunk(chunk_id="D::0002", text="per bulan;\nR = Realisasi\nproduksi (ton)\n\nTarif berlaku.\n")
+    other = SourceChunk(chunk_id="D::0003", text="R = rasio yang lain\n")
+    assert [(c.chunk_id, c.text) for c in find_definitions([first, second, other])] == [
+        ("D::0001", "A = Harga\njual\nrata-rata"), ("D::0002", "R = Realisasi\nproduksi (ton)")]
+
+
+def test_a_list_of_label_lines_is_one_entry_a_line_and_a_form_is_no_glossary():
+    text = "Keterangan \nT1 : Rencana pembukaan tahun ke -1 \nTN : Rencana pembukaan tahun terakhir \n\n"
+    assert [c.text for c in found(text)] == ["T1 : Rencana pembukaan tahun ke -1",
+                                             "TN : Rencana pembukaan tahun terakhir"]
+    form = "Nama Pemegang Izin : \nJabatan : \nPARAF PETUGAS:    YA     TIDAK\nCatatan: diisi sebagai berikut:\n"
+    assert found(form) == []
+
+
+def test_statutory_names_opened_by_a_duty_word_modified_by_an_adverb_or_listing_their_parts():
+    text = ("1. Wajib Setor adalah pihak yang menyetor iuran.\n"
+            "2. Zona sangat dingin yaitu zona dengan suhu di bawah nol.\n"
+            "3. Alat, Bahan, dan Suku Cadang yang penting untuk produksi yang selanjutnya disingkat ABS yang\n"
+            "penting untuk produksi adalah barang yang menopang produksi.\n"
+            "4. Dalam Waktu adalah tidak lama.\n")
+    assert [(parts(c)["term"], parts(c).get("abbreviation")) for c in found(text)] == [
+        ("Wajib Setor", None), ("Zona sangat dingin", None),
+        ("Alat, Bahan, dan Suku Cadang yang penting untuk produksi", "ABS yang\npenting untuk produksi")]

@@ -74,10 +74,13 @@ _WITHIN_AYAT = rf"(?:[^.;:\n]|\n(?![ \t]*(?:\n|{_AYAT}[ \t])))"
 
 
 def find_definitions(chunks: Sequence[SourceChunk]) -> list[Candidate]:
-    """Every definition candidate of the chunks, in document order, never two for one span."""
+    """Every definition candidate of the chunks, in document order, never two for one span;
+    never a fragment: a definition the chunk's end cuts, most of whose meaning is in the next
+    chunk, is not offered (a quote may not be stitched across chunks, decisions D11)."""
     found: list[Candidate] = []
     in_front_matter = bool(chunks) and chunks[0].text.startswith("---\n")
     legends = _Legends()
+    cut: Candidate | None = None
     for chunk in chunks:
         prose, in_front_matter = _prose(chunk.text, in_front_matter)
         reading = read(prose)
@@ -88,8 +91,23 @@ def find_definitions(chunks: Sequence[SourceChunk]) -> list[Candidate]:
                 if not any(_overlaps(candidate, other) for other in own):
                     own.append(candidate)
         own.sort(key=lambda c: c.start)
+        if cut is not None and _goes_on_longer(text, cut):
+            found.remove(cut)
         found += [_in_original(c, reading, chunk.text) for c in own]
+        last = found[-1] if own else None
+        cut = last if last and last.end >= len(chunk.text.rstrip()) and last.text[-1] not in ".;!?" else None
     return found
+
+
+def _goes_on_longer(text: str, cut: Candidate) -> bool:
+    """Whether `text`, the chunk after the one whose end cuts the definition `cut` short of
+    its full stop, opens by going on with it in lowercase for more words than `cut` holds of
+    its meaning."""
+    if not text[:1].islower():
+        return False
+    term = cut.part("term")
+    held = len(_words(cut.text)) - (len(_words(term.text)) if term else 0)
+    return len(_words(text[: max(0, _sentence_end(text, 0))])) > held
 
 
 def _in_original(candidate: Candidate, reading: Reading, text: str) -> Candidate:

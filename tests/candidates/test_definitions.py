@@ -250,3 +250,13 @@ def test_statutory_names_opened_by_a_duty_word_modified_by_an_adverb_or_listing_
     assert [(parts(c)["term"], parts(c).get("abbreviation")) for c in found(text)] == [
         ("Wajib Setor", None), ("Zona sangat dingin", None),
         ("Alat, Bahan, dan Suku Cadang yang penting untuk produksi", "ABS yang\npenting untuk produksi")]
+
+
+def test_a_definition_the_chunks_end_cuts_is_kept_unless_most_of_it_is_in_the_next_chunk():
+    def texts(first: str, second: str) -> list[str]:
+        chunks = [SourceChunk(chunk_id="D::0001", text=first), SourceChunk(chunk_id="D::0002", text=second)]
+        return [c.text for c in find_definitions(chunks)]
+
+    head = "Keterangan:\nC = nilai\nkumulatif"
+    assert texts(head, "ekspor selama\nperiode pembangunan\nfasilitas yang\ndiverifikasi oleh\nverifikator") == []
+    assert texts(head, "ekspor.\nPasal 4") == [head.split("\n", 1)[1]]

@@ -74,9 +74,10 @@ _WITHIN_AYAT = rf"(?:[^.;:\n]|\n(?![ \t]*(?:\n|{_AYAT}[ \t])))"
 
 
 def find_definitions(chunks: Sequence[SourceChunk]) -> list[Candidate]:
-    """Every definition candidate of the chunks, in document order, never two for one span;
-    never a fragment: a definition the chunk's end cuts, most of whose meaning is in the next
-    chunk, is not offered (a quote may not be stitched across chunks, decisions D11)."""
+    """Every definition candidate of the chunks, in document order, never two for one span.
+    A definition the chunk's end cuts, most of whose meaning is in the next chunk (a quote may
+    not be stitched across chunks, decisions D11), is a `fragment`: it names its term, but
+    `defining_first` never offers it as a definition."""
     found: list[Candidate] = []
     in_front_matter = bool(chunks) and chunks[0].text.startswith("---\n")
     legends = _Legends()
@@ -92,7 +93,7 @@ def find_definitions(chunks: Sequence[SourceChunk]) -> list[Candidate]:
                     own.append(candidate)
         own.sort(key=lambda c: c.start)
         if cut is not None and _goes_on_longer(text, cut):
-            found.remove(cut)
+            found[-1] = cut.model_copy(update={"cue": FRAGMENT})
         found += [_in_original(c, reading, chunk.text) for c in own]
         last = found[-1] if own else None
         cut = last if last and last.end >= len(chunk.text.rstrip()) and last.text[-1] not in ".;!?" else None
@@ -118,6 +119,8 @@ def _in_original(candidate: Candidate, reading: Reading, text: str) -> Candidate
     return span("definition", candidate.chunk_id, text, start, end, candidate.cue, parts)
 
 
+# A definition cut by its chunk's end, most of it in the next chunk.
+FRAGMENT = "fragment"
 # A defining sentence or glossary entry defines a term; a formula's legend or a
 # cross-reference only says what a symbol stands for there.
 _SYMBOL_CUES = frozenset({"legend", "referenced"})
@@ -129,10 +132,10 @@ _GLOSSARY_CUES = frozenset({"label", "introduced", "explained", "heading"})
 
 
 def defining_first(candidates: Sequence[Candidate]) -> list[Candidate]:
-    """The candidates in order of how surely they define: a glossary's own entry first, then
-    a defining sentence in running text, then one with a weak copula (`X merupakan …` states
-    as often a property of X as its definition), then a symbol's gloss; each group in its
-    given (document) order."""
+    """The candidates that define, in order of how surely they do: a glossary's own entry
+    first, then a defining sentence in running text, then one with a weak copula (`X merupakan
+    …` states as often a property of X as its definition), then a symbol's gloss; each group
+    in its given (document) order. A fragment defines nothing."""
     weak = frozenset(w.lower() for w in cues("definitions").get("weak_copulas", ()))
 
     def rank(candidate: Candidate) -> int:
@@ -140,7 +143,7 @@ def defining_first(candidates: Sequence[Candidate]) -> list[Candidate]:
             return 0
         return 3 if candidate.cue in _SYMBOL_CUES else 2 if candidate.cue in weak else 1
 
-    return sorted(candidates, key=rank)
+    return sorted((c for c in candidates if c.cue != FRAGMENT), key=rank)
 
 
 def _overlaps(a: Candidate, b: Candidate) -> bool:

@@ -253,10 +253,14 @@ def test_statutory_names_opened_by_a_duty_word_modified_by_an_adverb_or_listing_
 
 
 def test_a_definition_the_chunks_end_cuts_is_kept_unless_most_of_it_is_in_the_next_chunk():
-    def texts(first: str, second: str) -> list[str]:
+    def cues(first: str, second: str) -> list[tuple[str, str]]:
         chunks = [SourceChunk(chunk_id="D::0001", text=first), SourceChunk(chunk_id="D::0002", text=second)]
-        return [c.text for c in find_definitions(chunks)]
+        return [(c.text, c.cue) for c in find_definitions(chunks)]
 
     head = "Keterangan:\nC = nilai\nkumulatif"
-    assert texts(head, "ekspor selama\nperiode pembangunan\nfasilitas yang\ndiverifikasi oleh\nverifikator") == []
-    assert texts(head, "ekspor.\nPasal 4") == [head.split("\n", 1)[1]]
+    cut = cues(head, "ekspor selama\nperiode pembangunan\nfasilitas yang\ndiverifikasi oleh\nverifikator")
+    assert cut == [("C = nilai\nkumulatif", "fragment")]
+    assert cues(head, "ekspor.\nPasal 4") == [("C = nilai\nkumulatif", "legend")]
+    fragment = find_definitions([SourceChunk(chunk_id="D::0001", text=head),
+                                 SourceChunk(chunk_id="D::0002", text="ekspor selama periode pembangunan fasilitas")])
+    assert defining_first(fragment) == []

@@ -26,7 +26,7 @@ the offline backend attaches what is found here, so a wrong candidate is a wrong
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from functools import cache
 
 from knowledge_assets.candidates.lexicon import CONJUNCTIONS, STOPWORDS, STRUCTURE_WORDS
@@ -34,7 +34,7 @@ from knowledge_assets.candidates.model import Candidate, span
 from knowledge_assets.candidates.packs import cues
 from knowledge_assets.candidates.reading import Reading, read
 from knowledge_assets.candidates.source import SourceChunk
-from knowledge_assets.candidates.text import line_matches, matches_near
+from knowledge_assets.candidates.text import line_matches
 
 _MAX_TERM_WORDS = 10
 _MAX_LOWERCASE_TERM_WORDS = 4
@@ -66,11 +66,7 @@ _SYMBOL_WORD = r"[∆Δ]?[^\W\d_][\w%']{0,14}"
 _SYMBOL = re.compile(rf"{_SYMBOL_WORD}(?:[ \t]{_SYMBOL_WORD}){{0,2}}")
 _MARKUP = re.compile(r"\{\{\{|<su[bp]>|\*")
 # An ayat number as OCR leaves it: `(3)`, `(71` for (7), `l2l` for (2).
-_AYAT = r"[(l]?\d{1,2}[)l1]?"
-_AYAT_NUMBER = re.compile(rf"[ \t]*(?:{_AYAT}[ \t]+)?")
-# A character of the same ayat: never its end (`.`, `;`), a colon opening a formula or a list,
-# a blank line or the next ayat's number.
-_WITHIN_AYAT = rf"(?:[^.;:\n]|\n(?![ \t]*(?:\n|{_AYAT}[ \t])))"
+_AYAT_NUMBER = re.compile(r"[ \t]*(?:[(l]?\d{1,2}[)l1]?[ \t]+)?")
 
 
 def find_definitions(chunks: Sequence[SourceChunk]) -> list[Candidate]:
@@ -212,14 +208,16 @@ def _patterns() -> dict[str, re.Pattern[str]]:
             re.IGNORECASE,
         ),
         "explainer": re.compile(rf"\b(?:{explainers})", re.IGNORECASE),
-        "referenced": re.compile(
-            rf"(?:(?:{_alternatives(pack['value_prefixes'])})\s+)?(?P<term>{_SYMBOL_WORD})\s+"
-            rf"(?:{references})\b{_WITHIN_AYAT}{{0,160}}?\s(?:{copula})\s",
-            re.IGNORECASE,
-        ) if pack["references"] else re.compile(r"(?!)"),
-        # The cross-reference alone: a chunk without it holds no `referenced` match.
-        "reference": re.compile(rf"(?:{references})\b", re.IGNORECASE)
+        "value": re.compile(rf"(?:(?:{_alternatives(pack['value_prefixes'])})\s+)?(?P<term>{_SYMBOL_WORD})",
+                            re.IGNORECASE),
+        "reference": re.compile(rf"\s(?:{references})\b", re.IGNORECASE)
         if pack["references"] else re.compile(r"(?!)"),
+        # What the cross-reference points at (`pada ayat (1) huruf a dan ayat (2)`), then the copula.
+        "reference_tail": re.compile(
+            rf"(?:\s+(?:{_alternatives(pack['reference_locators'])}|[(l]?\w{{1,3}}[)l1]?,?)){{0,12}}?\s+"
+            rf"(?:{copula})(?=\s)",
+            re.IGNORECASE,
+        ),
         "list_lead_in": re.compile(rf"\b(?:{_alternatives(pack['list_lead_ins'])})\s*:$", re.IGNORECASE),
         "next_item": re.compile(
             rf"\s*(?:(?:{_alternatives(sorted(CONJUNCTIONS))})(?:/(?:{_alternatives(sorted(CONJUNCTIONS))}))?[ \t]*)?"
@@ -490,59 +488,60 @@ def _explained(chunk_id: str, text: str, heading_end: int = 0) -> list[Candidate
 
 
 def _referenced(chunk_id: str, text: str, heading_end: int = 0) -> list[Candidate]:
-    """`(3) Besaran nilai A sebagaimana dimaksud pada ayat (1) merupakan …`: the sentence from
-    its line start (the ayat number included), the symbol as the term; or a short name ending
-    in the symbol (`(4) Area L2 sebagaimana dimaksud …`, `Luas areal PPKH …`), the name as
-    the term."""
+    """An ayat giving the meaning of what an earlier ayat names: its subject, the
+    cross-reference and the copula straight after it (`(3) Besaran nilai A sebagaimana
+    dimaksud pada ayat (1) merupakan …`, `(6) Kewajiban finansial atas pengakhiran kontrak
+    (terminasi) sebagaimana dimaksud pada ayat (1) huruf l merupakan …`). The candidate is the
+    sentence from the ayat's line start (its number included); the term is the symbol of a
+    value (`Besaran nilai A`, `TD`) or else the subject, a name opening a numbered ayat."""
     found = []
-    for match in _referenced_matches(text):
-        term = match.group("term")
-        if not (_is_symbol(term) or term.isupper() or term[0] in "∆Δ") or term.lower() in STOPWORDS:
+    patterns = _patterns()
+    for reference in patterns["reference"].finditer(text):
+        tail = patterns["reference_tail"].match(text, reference.end())
+        subject = _ayat_subject(text, reference.start()) if tail else None
+        if tail is None or subject is None:
             continue
-        line_start = text.rfind("\n", 0, match.start()) + 1
-        term_start = _AYAT_NUMBER.match(text, line_start).end()  # type: ignore[union-attr]
-        if term_start < match.start():
-            # A name opens its ayat: after the ayat's number, never inside a wrapped sentence.
-            name = text[term_start : match.end("term")]
-            if (match.start("term") != match.start() or not text[line_start:term_start].strip()
-                    or len(_words(name)) > _MAX_LOWERCASE_TERM_WORDS or not _names_a_term(name)):
-                continue
-        else:
-            term_start = match.start("term")
-        end = _sentence_end(text, match.end())
-        if end < 0 or not _long_enough(text[match.end() : end]):
+        end = _sentence_end(text, tail.end())
+        if end < 0 or not _long_enough(text[tail.end() : end]):
             continue
-        start, _ = _trimmed(text, line_start, match.start())
-        found.append(_candidate(chunk_id, text, start, end, "referenced", (term_start, match.end("term"))))
+        found.append(_candidate(chunk_id, text, subject[0], end, "referenced", subject[1:]))
     return found
 
 
-def _referenced_matches(text: str) -> Iterator[re.Match[str]]:
-    """What `_patterns()["referenced"].finditer(text)` yields, found from the cross-reference
-    words: a match is a value prefix, a symbol and the reference, so it starts within the few
-    words before a reference, and a chunk without one (most of a document) costs one search."""
-    patterns = _patterns()
-    words_before = _reference_lead_words()
-    return matches_near(patterns["referenced"], patterns["reference"], text,
-                        lambda text, position: _words_back(text, position, words_before))
+def _ayat_subject(text: str, position: int) -> tuple[int, int, int] | None:
+    """Where the ayat whose subject ends at `position` starts, and the bounds of its term."""
+    line_start = text.rfind("\n", 0, position) + 1
+    number_end = _AYAT_NUMBER.match(text, line_start).end()  # type: ignore[union-attr]
+    if number_end == line_start and line_start:
+        # The subject wraps: its ayat number opens the line before.
+        before = text.rfind("\n", 0, line_start - 1) + 1
+        before_number_end = _AYAT_NUMBER.match(text, before).end()  # type: ignore[union-attr]
+        if text[before:before_number_end].strip() and not re.search(r"[.;:]", text[before_number_end:position]):
+            line_start, number_end = before, before_number_end
+    start, _ = _trimmed(text, line_start, position)
+    term_start, term_end = _trimmed(text, number_end, position)
+    if (value := _patterns()["value"].fullmatch(text, term_start, term_end)) is not None:
+        symbol = value.group("term")
+        prefixed = value.start("term") > term_start  # `Besaran nilai A`: a symbol, whatever its letters
+        symbolic = _is_symbol(symbol) or symbol.isupper() or symbol[0] in "∆Δ"
+        if symbolic and (prefixed or symbol.lower() not in STOPWORDS):
+            return start, value.start("term"), term_end
+    numbered = bool(text[line_start:number_end].strip())
+    return (start, term_start, term_end) if numbered and _names_a_subject(text[term_start:term_end]) else None
 
 
-@cache
-def _reference_lead_words() -> int:
-    """How many words may stand before a reference in a `referenced` match: the longest value
-    prefix and the symbol."""
-    return max((len(p.split()) for p in cues("definitions")["value_prefixes"]), default=0) + 1
-
-
-def _words_back(text: str, position: int, count: int) -> int:
-    """Where the `count`-th run of non-space characters before `position` begins."""
-    for _ in range(count):
-        while position and text[position - 1].isspace():
-            position -= 1
-        while position and not text[position - 1].isspace():
-            position -= 1
-    return position
-
+def _names_a_subject(subject: str) -> bool:
+    """An ayat's subject before its cross-reference is a noun phrase by the grammar of the
+    convention: a name, or a phrase of at most ten words opening with a capital and going on
+    in lowercase, with no punctuation but a parenthesis (`Kewajiban finansial atas
+    pengakhiran kontrak (terminasi)`); a capital after lowercase shows a phrase about another
+    term (`Data dan dokumentasi hasil Verifikasi`)."""
+    words = _words(subject)
+    if _names_a_term(subject):
+        return True
+    return (0 < len(words) <= _MAX_TERM_WORDS and words[0][:1].isupper() and words[0].lower() not in STOPWORDS
+            and not any(w.strip("()")[:1].isupper() for w in words[1:])
+            and not re.search(r"[.,;:\"“”]", subject) and subject.count("(") == subject.count(")"))
 
 
 _LABEL_LINE = re.compile(

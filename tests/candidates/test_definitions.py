@@ -88,8 +88,22 @@ def test_glossary_labels_give_short_forms_and_other_language_names():
     "Jenis gangguan:\n- Gangguan cuaca: hujan, kabut;\n- Gangguan jalan: licin.\n",
     "    OnTimeout(space):\n      if (armed): fire()\n",
     "Disusun oleh: Kepala Bagian Umum\n",
+    # A lead-in that only announces a list or a formula.
+    "Jenis Tarif adalah sebagai berikut:\na. tarif dasar;\nb. tarif tambahan.\n",
+    "Tarif Akhir adalah: (T1 x 2) + T2\nNo.\n",
+    "Nilai Akhir adalah:\nCukup jelas.\n",
+    # Cross-references that give no meaning: a second reference before the copula, a word too
+    # long to be a symbol, a prefix glued to the text before it, no copula after the reference,
+    # a relative clause (`yang merupakan`) after it, a wrapped line that opens no ayat.
+    "A sebagaimana dimaksud B sebagaimana dimaksud pada ayat (1) merupakan dua hal.",
+    "Abcdefghijklmnopqrstu sebagaimana dimaksud pada ayat (4) adalah dua kali lipat.",
+    "xnilai HK SEBAGAIMANA DIMAKSUD dalam Pasal 2 yaitu harga kontrak.",
+    "Besaran sebagaimana dimaksud pada ayat (1); tidak berlaku.",
+    "(5) Formulir Isian sebagaimana dimaksud pada ayat (1)\ntercantum dalam Lampiran yang merupakan bagian.",
+    "(2) Berita acara pemeriksaan\nPNBP PKS sebagaimana dimaksud pada ayat (3) merupakan lampiran.",
+    "(3) Data dan dokumentasi hasil Verifikasi sebagaimana dimaksud pada ayat (1) merupakan kelengkapan.",
 ])
-def test_metadata_captions_lists_and_code_are_not_glossary_entries(text):
+def test_metadata_captions_lists_code_announcements_and_bare_references_define_nothing(text):
     assert found(text) == []
 
 
@@ -133,28 +147,15 @@ def test_a_name_followed_by_its_symbol_may_end_in_a_function_word():
     assert parts(candidate)["term"] == "Laju dosis dalam"
 
 
-@pytest.mark.parametrize(
-    "text",
-    [
-        "Pasal 3\n(1) Tarif dihitung per hektar.\n(2) Besaran nilai KR sebagaimana dimaksud pada ayat (1)\n"
-        "merupakan koefisien risiko lahan.\n(3) Nilai  FK   sebagaimana\n"
-        "dimaksud pada ayat (2) adalah faktor koreksi.\n",
-        # Two references in one match's reach, a word too long to be a symbol, a prefix glued
-        # to the text before it, a reference with no copula after it, none at all.
-        "A sebagaimana dimaksud B sebagaimana dimaksud pada ayat (1) merupakan dua hal.",
-        "Abcdefghijklmnopqrstu sebagaimana dimaksud pada ayat (4) adalah dua kali lipat.",
-        "xnilai HK SEBAGAIMANA DIMAKSUD dalam Pasal 2 yaitu harga kontrak.",
-        "Besaran sebagaimana dimaksud pada ayat (1); tidak berlaku.",
-        "Tarif adalah jumlah yang dibayar per hektar.",
-    ],
-)
-def test_cross_references_are_found_as_the_whole_pattern_finds_them(text):
-    # The search from each reference word must yield what trying the pattern at every
-    # character yields.
-    from knowledge_assets.candidates.definitions import _patterns, _referenced_matches
-
-    expected = [(m.span(), m.group("term")) for m in _patterns()["referenced"].finditer(text)]
-    assert [(m.span(), m.group("term")) for m in _referenced_matches(text)] == expected
+def test_cross_references_give_the_meaning_of_a_symbol_or_of_the_name_opening_the_ayat():
+    text = ("Pasal 3\n(1) Tarif dihitung per hektar.\n(2) Besaran nilai KR sebagaimana dimaksud pada ayat (1)\n"
+            "merupakan koefisien risiko lahan.\n(3) Nilai  FK   sebagaimana\n"
+            "dimaksud pada ayat (2) adalah faktor koreksi.\n"
+            "(4) Kewajiban pemulihan atas kerusakan lahan bekas tambang\n(reklamasi) sebagaimana dimaksud pada\n"
+            "ayat (1) huruf b dan ayat (2) merupakan kewajiban pemegang izin.\n")
+    assert [parts(c)["term"] for c in found(text)] == [
+        "KR", "FK", "Kewajiban pemulihan atas kerusakan lahan bekas tambang\n(reklamasi)"]
+    assert found(text)[2].text.startswith("(4) Kewajiban pemulihan")
 
 
 def test_explanations_are_found_wherever_the_first_explainer_stands():
@@ -188,15 +189,6 @@ def test_a_definition_whose_meaning_is_a_list_takes_the_list():
     assert parts(second)["term"] == "Operator"
     explained = found('Yang dimaksud dengan "pihak ketiga" antara lain:\na. pemasok; dan\nb. kontraktor.\nHuruf c\n')
     assert [c.text.splitlines()[-1] for c in explained] == ["b. kontraktor."]
-
-
-@pytest.mark.parametrize("text", [
-    "Jenis Tarif adalah sebagai berikut:\na. tarif dasar;\nb. tarif tambahan.\n",
-    "Tarif Akhir adalah: (T1 x 2) + T2\nNo.\n",
-    "Nilai Akhir adalah:\nCukup jelas.\n",
-])
-def test_a_lead_in_that_only_announces_a_list_or_a_formula_defines_nothing(text):
-    assert found(text) == []
 
 
 def test_penjelasan_cues_survive_an_ocr_misread_letter_and_antara_lain_explains():

@@ -6,18 +6,29 @@ its genre, each with its offsets, the cue that found it and its parts:
 - `abbreviation` and `expansion`, where the definition introduces a short name
   (`Bendahara Umum Daerah yang selanjutnya disingkat BUD adalah …`, `Gray (Gy) : …`).
 
+The finders read each chunk through its layout-proof reading (`candidates/reading.py`: line
+ends, page furniture left in the text, blank lines inside a sentence, line-break hyphens), and
+every candidate is mapped back to an exact slice of the chunk's own text, with whatever the
+reading skipped inside it.
+
 One finder per convention:
 - statutory: the defining sentence of statutory drafting, Indonesian (UU 12/2011, Lampiran II:
   the Ketentuan Umum article `X adalah …`, `X yang selanjutnya disingkat Y adalah …`) and English
-  (`X means …`), in numbered lists whose numbers may stand on lines of their own;
-- explained: the Penjelasan's `Yang dimaksud dengan "X" adalah …` and English
-  `The term "X" means …`;
-- referenced: a symbol of an earlier formula given its meaning by cross-reference,
-  `Besaran nilai X sebagaimana dimaksud pada ayat (1) merupakan …`;
+  (`X means …`), in numbered lists whose numbers may stand on lines of their own; a meaning
+  given as a list (`X adalah:` then `a. …;` `b. ….`) is the whole list;
+- explained: the Penjelasan's `Yang dimaksud dengan "X" adalah …` (or `antara lain …`, the cue
+  as OCR may misread a letter of it: `dimalsud`) and English `The term "X" means …`;
+- referenced: an ayat giving the meaning of what an earlier one names, the copula straight
+  after the cross-reference: `Besaran nilai X sebagaimana dimaksud pada ayat (1) merupakan …`,
+  `(3) Area L1 sebagaimana dimaksud pada ayat (2) huruf a merupakan …`;
 - labelled: a glossary line `Term: definition`: the RFC `Term:  definition` list, Markdown
   bullets `- term: definition`, kramdown definition paragraphs (`*Term*:` and the definition on
-  the next line) and Indonesian glossaries (`Istilah : adalah …`);
-- legend: the variables of a formula under `Keterangan:` / `where:`, one `SYM = meaning` each.
+  the next line), Indonesian glossaries (`Istilah : adalah …`) and legends of `T1 : …` lines,
+  one entry a line; never a form's fields (`Nama : `, `UJI FUNGSI:  YA  TIDAK`);
+- legend: the variables of a formula under `Keterangan:` / `where:`, one `SYM = meaning` each,
+  a legend cut by the chunk's end going on in the next chunk.
+A definition the chunk's end cuts, most of it in the next chunk, is kept as a `fragment`: it
+names its term but defines nothing (a quote may not be stitched across chunks, D11).
 
 Cue words are data (`packs/<lang>/definitions.json`). A finder that is unsure finds nothing:
 the offline backend attaches what is found here, so a wrong candidate is a wrong definition.

@@ -6,18 +6,29 @@ its genre, each with its offsets, the cue that found it and its parts:
 - `abbreviation` and `expansion`, where the definition introduces a short name
   (`Bendahara Umum Daerah yang selanjutnya disingkat BUD adalah …`, `Gray (Gy) : …`).
 
+The finders read each chunk through its layout-proof reading (`candidates/reading.py`: line
+ends, page furniture left in the text, blank lines inside a sentence, line-break hyphens), and
+every candidate is mapped back to an exact slice of the chunk's own text, with whatever the
+reading skipped inside it.
+
 One finder per convention:
 - statutory: the defining sentence of statutory drafting, Indonesian (UU 12/2011, Lampiran II:
   the Ketentuan Umum article `X adalah …`, `X yang selanjutnya disingkat Y adalah …`) and English
-  (`X means …`), in numbered lists whose numbers may stand on lines of their own;
-- explained: the Penjelasan's `Yang dimaksud dengan "X" adalah …` and English
-  `The term "X" means …`;
-- referenced: a symbol of an earlier formula given its meaning by cross-reference,
-  `Besaran nilai X sebagaimana dimaksud pada ayat (1) merupakan …`;
+  (`X means …`), in numbered lists whose numbers may stand on lines of their own; a meaning
+  given as a list (`X adalah:` then `a. …;` `b. ….`) is the whole list;
+- explained: the Penjelasan's `Yang dimaksud dengan "X" adalah …` (or `antara lain …`, the cue
+  as OCR may misread a letter of it: `dimalsud`) and English `The term "X" means …`;
+- referenced: an ayat giving the meaning of what an earlier one names, the copula straight
+  after the cross-reference: `Besaran nilai X sebagaimana dimaksud pada ayat (1) merupakan …`,
+  `(3) Area L1 sebagaimana dimaksud pada ayat (2) huruf a merupakan …`;
 - labelled: a glossary line `Term: definition`: the RFC `Term:  definition` list, Markdown
   bullets `- term: definition`, kramdown definition paragraphs (`*Term*:` and the definition on
-  the next line) and Indonesian glossaries (`Istilah : adalah …`);
-- legend: the variables of a formula under `Keterangan:` / `where:`, one `SYM = meaning` each.
+  the next line), Indonesian glossaries (`Istilah : adalah …`) and legends of `T1 : …` lines,
+  one entry a line; never a form's fields (`Nama : `, `UJI FUNGSI:  YA  TIDAK`);
+- legend: the variables of a formula under `Keterangan:` / `where:`, one `SYM = meaning` each,
+  a legend cut by the chunk's end going on in the next chunk.
+A definition the chunk's end cuts, most of it in the next chunk, is kept as a `fragment`: it
+names its term but defines nothing (a quote may not be stitched across chunks, D11).
 
 Cue words are data (`packs/<lang>/definitions.json`). A finder that is unsure finds nothing:
 the offline backend attaches what is found here, so a wrong candidate is a wrong definition.
@@ -26,17 +37,18 @@ the offline backend attaches what is found here, so a wrong candidate is a wrong
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from functools import cache, partial
 
 from knowledge_assets.candidates.column_definitions import column_definitions
-from knowledge_assets.candidates.lexicon import STOPWORDS, STRUCTURE_WORDS
+from knowledge_assets.candidates.lexicon import CONJUNCTIONS, STOPWORDS, STRUCTURE_WORDS
 from knowledge_assets.candidates.markup_definitions import MARKUP_FINDERS, MARKUP_GLOSSARY_CUES
 from knowledge_assets.candidates.model import Candidate, span
 from knowledge_assets.candidates.packs import cues
 from knowledge_assets.candidates.prose_definitions import code_names, prose_definitions
+from knowledge_assets.candidates.reading import Reading, read
 from knowledge_assets.candidates.source import SourceChunk
-from knowledge_assets.candidates.text import line_matches, matches_near
+from knowledge_assets.candidates.text import line_matches
 
 _MAX_TERM_WORDS = 10
 _MAX_LOWERCASE_TERM_WORDS = 4
@@ -46,6 +58,8 @@ _MAX_DEFINITION_CHARS = 1500
 _MIN_DEFINITION_WORDS = 2
 _MAX_LEADING_LABEL_WORDS = 2
 _SPLIT_WORD_HEAD = 3
+# OCR misreads a letter of a word this long at times; a shorter word would match other words.
+_MIN_MISREAD_WORD = 6
 
 # A list item's marker: `1.`, `a.`, `a)`, `(1)`, `iv)`, a bullet.
 _LIST_MARKER = r"(?:\d{1,3}\.|[a-z]\.|[a-z]\)|\(\d{1,3}\)|\(?[ivx]{1,5}\)|[-•*+])"
@@ -64,27 +78,38 @@ _CLAUSE_BREAK = re.compile(
 # A symbol: `L2`, `Ll`, `HK`, `∆SK`, `T%`, `W_max`; one to three parts (`∆PAJAK AIR`).
 _SYMBOL_WORD = r"[∆Δ]?[^\W\d_][\w%']{0,14}"
 _SYMBOL = re.compile(rf"{_SYMBOL_WORD}(?:[ \t]{_SYMBOL_WORD}){{0,2}}")
-_URL_OR_PAGE_NUMBER = re.compile(r"[ \t]*(?:www\.\S+|https?://\S+|\S*.{0,20}-[ \t]*\d{1,3}[ \t]*-)[ \t]*")
 _MARKUP = re.compile(r"\{\{\{|<su[bp]>|\*")
+# An ayat number as OCR leaves it: `(3)`, `(71` for (7), `l2l` for (2).
+_AYAT_NUMBER = re.compile(r"[ \t]*(?:[(l]?\d{1,2}[)l1]?[ \t]+)?")
 
 
 def find_definitions(chunks: Sequence[SourceChunk]) -> list[Candidate]:
-    """Every definition candidate of the chunks, in document order, never two for one span."""
+    """Every definition candidate of the chunks, in document order, never two for one span.
+    A definition the chunk's end cuts, most of whose meaning is in the next chunk (a quote may
+    not be stitched across chunks, decisions D11), is a `fragment`: it names its term, but
+    `defining_first` never offers it as a definition."""
     found: list[Candidate] = []
     in_front_matter = bool(chunks) and chunks[0].text.startswith("---\n")
     variables = code_names(chunks)
+    legends = _Legends()
+    cut: Candidate | None = None
     for chunk in chunks:
-        text, in_front_matter = _prose(chunk.text, in_front_matter)
-        heading_end = _heading_end(chunk)
-        own: list[Candidate] = [*_under_heading(chunk, heading_end), *column_definitions(chunk, text, heading_end)]
+        prose, in_front_matter = _prose(chunk.text, in_front_matter)
+        reading = read(prose)
+        text, heading_end = reading.text, reading.position(_heading_end(chunk))
+        own: list[Candidate] = [*_under_heading(chunk.chunk_id, text, heading_end),
+                                *column_definitions(chunk, text, heading_end)]
         in_prose = partial(_in_prose, chunk, variables)
-        for finder in (*MARKUP_FINDERS, in_prose, _explained, _referenced, _labelled, _legend, _statutory):
+        for finder in (*MARKUP_FINDERS, in_prose, _explained, _referenced, _labelled, legends.find, _statutory):
             for candidate in finder(chunk.chunk_id, text, heading_end):
                 if not any(_overlaps(candidate, other) for other in own):
                     own.append(candidate)
         own.sort(key=lambda c: c.start)
-        # Cut from the chunk's text where code was blanked; elsewhere the finders read that text.
-        found += [_resliced(c, chunk.text) for c in own] if text != chunk.text else own
+        if cut is not None and _goes_on_longer(text, cut):
+            found[-1] = cut.model_copy(update={"cue": FRAGMENT})
+        found += [_in_original(c, reading, chunk.text) for c in own]
+        last = found[-1] if own else None
+        cut = last if last and last.end >= len(chunk.text.rstrip()) and last.text[-1] not in ".;!?" else None
     return found
 
 
@@ -94,12 +119,27 @@ def _in_prose(chunk: SourceChunk, variables: frozenset[str], chunk_id: str, text
     return prose_definitions(chunk, text, heading_end, variables)
 
 
-def _resliced(candidate: Candidate, text: str) -> Candidate:
-    """The candidate cut from the chunk's own text (the finders read it with code blanked)."""
-    parts = [(p.role, p.start, p.end, p.label) for p in candidate.parts]
-    return span("definition", candidate.chunk_id, text, candidate.start, candidate.end, candidate.cue, parts)
+def _goes_on_longer(text: str, cut: Candidate) -> bool:
+    """Whether `text`, the chunk after the one whose end cuts the definition `cut` short of
+    its full stop, opens by going on with it in lowercase for more words than `cut` holds of
+    its meaning."""
+    if not text[:1].islower():
+        return False
+    term = cut.part("term")
+    held = len(_words(cut.text)) - (len(_words(term.text)) if term else 0)
+    return len(_words(text[: max(0, _sentence_end(text, 0))])) > held
 
 
+def _in_original(candidate: Candidate, reading: Reading, text: str) -> Candidate:
+    """The candidate the finders cut from the reading, cut from the chunk's own text: the same
+    words, with whatever the reading skipped between them (furniture, blank lines, code)."""
+    parts = [(p.role, *reading.bounds(p.start, p.end), p.label) for p in candidate.parts]
+    start, end = reading.bounds(candidate.start, candidate.end)
+    return span("definition", candidate.chunk_id, text, start, end, candidate.cue, parts)
+
+
+# A definition cut by its chunk's end, most of it in the next chunk.
+FRAGMENT = "fragment"
 # A defining sentence or glossary entry defines a term; a formula's legend or a
 # cross-reference only says what a symbol stands for there.
 _SYMBOL_CUES = frozenset({"legend", "referenced"})
@@ -111,10 +151,10 @@ _GLOSSARY_CUES = frozenset({"label", "introduced", "explained", "heading", "colu
 
 
 def defining_first(candidates: Sequence[Candidate]) -> list[Candidate]:
-    """The candidates in order of how surely they define: a glossary's own entry first, then
-    a defining sentence in running text, then one with a weak copula (`X merupakan …` states
-    as often a property of X as its definition), then a symbol's gloss; each group in its
-    given (document) order."""
+    """The candidates that define, in order of how surely they do: a glossary's own entry
+    first, then a defining sentence in running text, then one with a weak copula (`X merupakan
+    …` states as often a property of X as its definition), then a symbol's gloss; each group
+    in its given (document) order. A fragment defines nothing."""
     weak = frozenset(w.lower() for w in cues("definitions").get("weak_copulas", ()))
 
     def rank(candidate: Candidate) -> int:
@@ -122,7 +162,7 @@ def defining_first(candidates: Sequence[Candidate]) -> list[Candidate]:
             return 0
         return 3 if candidate.cue in _SYMBOL_CUES else 2 if candidate.cue in weak else 1
 
-    return sorted(candidates, key=rank)
+    return sorted((c for c in candidates if c.cue != FRAGMENT), key=rank)
 
 
 def _overlaps(a: Candidate, b: Candidate) -> bool:
@@ -158,11 +198,18 @@ def _prose(text: str, in_front_matter: bool) -> tuple[str, bool]:
 # ---------------------------------------------------------------------------------- cue words
 
 
-def _alternatives(words: Sequence[str], split_words: bool = False) -> str:
+def _alternatives(words: Sequence[str], split_words: bool = False, misread: bool = False) -> str:
     """One regex alternative per cue, longest first, any whitespace between its words; with
-    `split_words`, a PDF's stray space inside a word too (`disin gkat`): safe for long cues."""
+    `split_words`, a PDF's stray space inside a word too (`disin gkat`); with `misread`, one
+    letter of a long word read as another by OCR (`dimalsud` for `dimaksud`). Both are safe
+    for cues of several words only."""
     def word(w: str) -> str:
-        return " ?".join(map(re.escape, w)) if split_words else re.escape(w)
+        if split_words:
+            return " ?".join(map(re.escape, w))
+        if misread and len(w) >= _MIN_MISREAD_WORD:
+            misreadings = (re.escape(w[:i]) + r"[^\W\d_]" + re.escape(w[i + 1 :]) for i in range(len(w)))
+            return "(?:" + "|".join(misreadings) + ")"
+        return re.escape(w)
     return "|".join(r"\s+".join(map(word, w.split())) for w in sorted(words, key=len, reverse=True))
 
 
@@ -170,23 +217,36 @@ def _alternatives(words: Sequence[str], split_words: bool = False) -> str:
 def _patterns() -> dict[str, re.Pattern[str]]:
     pack = cues("definitions")
     copula = _alternatives(pack["copulas"])
+    explainers = _alternatives(pack["explainers"], misread=True)
+    references = _alternatives(pack["references"], misread=True)
+    # After a quoted term, `antara lain` gives the meaning by what it covers.
+    explainer_copula = _alternatives([*pack["copulas"], *pack.get("explainer_copulas", ())])
     return {
-        "copula": re.compile(rf"(?<=\s)(?:{copula})(?=\s)", re.IGNORECASE),
+        "copula": re.compile(rf"(?<=\s)(?:{copula})(?=\s|:)", re.IGNORECASE),
         "introducer": re.compile(rf"\s+(?:{_alternatives(pack['introducers'], split_words=True)})\s+", re.IGNORECASE),
         "explained": re.compile(
-            rf"\b(?:{_alternatives(pack['explainers'])})\s+(?P<quote>[\"“”'‘]|o(?=[A-Z]))?(?P<term>[^\"“”\n]{{1,80}}?)"
-            rf"(?(quote)[\"“”'’]|)\s+(?:(?:{_alternatives(pack['explainer_qualifiers'])})\s+)?(?:{copula})\s",
+            rf"\b(?:{explainers})\s+(?P<quote>[\"“”'‘]|o(?=[A-Z]))?(?P<term>[^\"“”\n]{{1,80}}?)"
+            rf"(?(quote)[\"“”'’]|)\s+(?:(?:{_alternatives(pack['explainer_qualifiers'])})\s+)?"
+            rf"(?P<copula>(?(quote)(?:{explainer_copula})|(?:{copula})))(?=\s|:)",
             re.IGNORECASE,
         ),
-        "explainer": re.compile(rf"\b(?:{_alternatives(pack['explainers'])})", re.IGNORECASE),
-        "referenced": re.compile(
-            rf"(?:(?:{_alternatives(pack['value_prefixes'])})\s+)?(?P<term>{_SYMBOL_WORD})\s+"
-            rf"(?:{_alternatives(pack['references'])})\b[^.;]{{0,160}}?\s(?:{copula})\s",
-            re.IGNORECASE,
-        ) if pack["references"] else re.compile(r"(?!)"),
-        # The cross-reference alone: a chunk without it holds no `referenced` match.
-        "reference": re.compile(rf"(?:{_alternatives(pack['references'])})\b", re.IGNORECASE)
+        "explainer": re.compile(rf"\b(?:{explainers})", re.IGNORECASE),
+        "value": re.compile(rf"(?:(?:{_alternatives(pack['value_prefixes'])})\s+)?(?P<term>{_SYMBOL_WORD})",
+                            re.IGNORECASE),
+        "reference": re.compile(rf"\s(?:{references})\b", re.IGNORECASE)
         if pack["references"] else re.compile(r"(?!)"),
+        # What the cross-reference points at (`pada ayat (1) huruf a dan ayat (2)`), then the copula.
+        "reference_tail": re.compile(
+            rf"(?:\s+(?:{_alternatives(pack['reference_locators'])}|[(l]?\w{{1,3}}[)l1]?,?)){{0,12}}?\s+"
+            rf"(?:{copula})(?=\s)",
+            re.IGNORECASE,
+        ),
+        "list_lead_in": re.compile(rf"\b(?:{_alternatives(pack['list_lead_ins'])})\s*:$", re.IGNORECASE),
+        "next_item": re.compile(
+            rf"\s*(?:(?:{_alternatives(sorted(CONJUNCTIONS))})(?:/(?:{_alternatives(sorted(CONJUNCTIONS))}))?[ \t]*)?"
+            rf"\n\s*(?={_LIST_MARKER}[ \t])",
+            re.IGNORECASE,
+        ),
         "legend_head": re.compile(rf"(?im)^[ \t]*(?:{_alternatives(pack['legend_heads'])})[ \t]*:?[ \t]*$"),
     }
 
@@ -194,6 +254,13 @@ def _patterns() -> dict[str, re.Pattern[str]]:
 @cache
 def _code_keywords() -> frozenset[str]:
     return frozenset(cues("definitions").get("code_keywords", ()))
+
+
+@cache
+def _name_words() -> tuple[frozenset[str], frozenset[str]]:
+    """The function words that may open a name, and those that may modify one."""
+    pack = cues("definitions")
+    return frozenset(pack.get("name_openers", ())), frozenset(pack.get("name_modifiers", ()))
 
 
 @cache
@@ -216,6 +283,34 @@ def _sentence_end(text: str, start: int) -> int:
             continue
         return stop.end() if stop.group().startswith(";") else stop.start()
     return len(text.rstrip()) if limit == len(text) else -1
+
+
+def _definition_end(text: str, start: int) -> int:
+    """Where a definition whose meaning begins at `start` ends: at its sentence's end, or, when
+    that sentence is a lead-in closing with a colon over a list (`X adalah:` then `a. …;`,
+    `b. ….`), at the end of the list, which is the meaning; -1 when the lead-in opens no list
+    or only announces one (`X adalah sebagai berikut:` defines nothing)."""
+    if text.startswith(":", start):
+        return _list_end(text, start + 1)  # `X adalah:` then the list
+    end = _sentence_end(text, start)
+    if end < 0 or text[end - 1] != ":":
+        return end
+    if _patterns()["list_lead_in"].search(text, start, end):
+        return -1
+    return _list_end(text, end)
+
+
+def _list_end(text: str, position: int) -> int:
+    """The end of the list whose first item opens the line after `position`: its items (each
+    closing with `;`, a conjunction between two of them at times) up to the one closing with a
+    full stop, or the chunk's end; -1 when no item follows."""
+    end = -1
+    while (item := _patterns()["next_item"].match(text, position)) is not None:
+        body = _MARKER_AT_LINE_START.match(text, item.end()).end()  # type: ignore[union-attr]
+        end = position = _sentence_end(text, body)
+        if end <= body or text[end - 1] == ".":
+            break
+    return end
 
 
 def _clause_starts(text: str, position: int, heading_end: int = 0) -> list[int]:
@@ -242,19 +337,28 @@ def _plain(word: str) -> str:
     return word.strip("*_`\"“”'’")
 
 
-def _names_a_term(subject: str) -> bool:
+def _names_a_term(subject: str, introduced: bool = False) -> bool:
     """Whether a sentence's subject is a defined name: a capitalised name of at most ten words
     whose further words are capitalised, symbols, numbers or connectors (`Transfer ke Daerah`,
     `LPG Tabung 3 (Tiga) Kg`), or a capital and a few lowercase words (`Daerah radiasi sangat
-    rendah`); never capitals after lowercase (`Sumber data Working Hours` is about a term)."""
+    rendah`: a modifier such as `sangat` is no function word there); never capitals after
+    lowercase (`Sumber data Working Hours` is about a term). A function word opens a name only
+    where statutes name a party or a duty so (`Wajib Bayar`, `Setiap Orang`). A name the
+    sentence introduces with its short name (`yang selanjutnya disingkat`) may list its parts
+    and run on in lowercase (`Struktur, Sistem, dan Komponen yang penting untuk keselamatan`)."""
     words = [_plain(w) for w in _words(subject)]
+    if introduced:
+        words = [w[:-1] if w.endswith(",") and len(w) > 1 else w for w in words[:-1]] + words[-1:]
     if not words or len(words) > _MAX_TERM_WORDS or any(not w for w in words):
         return False
     connectors, not_terms = _word_lists()
+    openers, modifiers = _name_words()
     first = words[0]
     if not (first[0].isupper() or first[0] in "∆Δ" or _is_symbol(first)):
         return False
-    if first.lower() in STOPWORDS or " ".join(words).lower() in not_terms or words[-1].lower() in connectors:
+    if " ".join(words).lower() in not_terms or words[-1].lower() in connectors:
+        return False
+    if first.lower() in STOPWORDS and not (first.lower() in openers and len(words) > 1 and words[1][:1].isupper()):
         return False
     if not all(c.isalnum() or c in "-/'’&%∆Δ" for c in first):
         return False
@@ -269,13 +373,13 @@ def _names_a_term(subject: str) -> bool:
             if lowercase and not bare.isupper():
                 return False
             continue
-        if word.lower() in STOPWORDS:
+        if word.lower() in STOPWORDS and word.lower() not in modifiers:
             return False
         # A PDF splits words (`Penerimaan Ne gara Bukan Pajak`): a lowercase piece after a
         # short capitalised one is the rest of that word.
         if not (len(previous) <= _SPLIT_WORD_HEAD and previous[0].isupper()):
             lowercase += 1
-    return lowercase == 0 or len(words) <= _MAX_LOWERCASE_TERM_WORDS
+    return lowercase == 0 or introduced or len(words) <= _MAX_LOWERCASE_TERM_WORDS
 
 
 def _is_symbol(word: str) -> bool:
@@ -327,13 +431,12 @@ def _heading_end(chunk: SourceChunk) -> int:
     return len(first_line) if first_line_end < 0 else first_line_end
 
 
-def _under_heading(chunk: SourceChunk, heading_end: int) -> list[Candidate]:
+def _under_heading(chunk_id: str, text: str, heading_end: int) -> list[Candidate]:
     """A heading naming the term and a first sentence opening with the copula, the layout of
     technical standards: `2.1.2. Quantity (Qty)` then `Adalah jumlah …`. The definition is that
     sentence (the heading is its subject); the heading gives the term and its short form."""
     if not heading_end:
         return []
-    text = chunk.text
     body = re.compile(r"\s*").match(text, heading_end).end()
     copula = _patterns()["copula"].match(text, body) if body > heading_end else None
     if copula is None or not text[body].isupper():
@@ -348,7 +451,7 @@ def _under_heading(chunk: SourceChunk, heading_end: int) -> list[Candidate]:
     if sentence_end < 0 or not _long_enough(text[copula.end() : sentence_end]):
         return []
     long = (term_start, term_end) if short else None
-    return [_candidate(chunk.chunk_id, text, body, sentence_end, "heading", (term_start, term_end), short, long, alias)]
+    return [_candidate(chunk_id, text, body, sentence_end, "heading", (term_start, term_end), short, long, alias)]
 
 
 
@@ -370,13 +473,13 @@ def _statutory(chunk_id: str, text: str, heading_end: int = 0) -> list[Candidate
                 inside = parenthesis.group("inside").strip()
                 gloss_start = start + subject.index(inside, parenthesis.start("inside"))
                 gloss = (gloss_start, gloss_start + len(inside))
-            if not _names_a_term(text[start:name_end]):
+            if not _names_a_term(text[start:name_end], introduced=bool(introducer)):
                 continue
-            if introducer and not _names_a_term(text[start + introducer.end() : subject_end]):
+            if introducer and not _names_a_term(text[start + introducer.end() : subject_end], introduced=True):
                 continue
-            end = _sentence_end(text, copula.end())
-            if end < 0 or not _long_enough(text[copula.end() : end]) or text[end - 1] == ":":
-                break  # `X adalah sebagai berikut:` introduces a list, it defines nothing
+            end = _definition_end(text, copula.end())
+            if end < 0 or not _long_enough(text[copula.end() : end]):
+                break
             short = (start + introducer.end(), subject_end) if introducer else None
             if gloss and _is_short_name(text[slice(*gloss)]):
                 short, gloss = gloss, None
@@ -400,7 +503,7 @@ def _explained(chunk_id: str, text: str, heading_end: int = 0) -> list[Candidate
         if not match.group("quote") and not (len(term.split()) <= _MAX_LOWERCASE_TERM_WORDS and term[:1].isalpha()):
             continue
         start = match.start()
-        end = _sentence_end(text, match.end())
+        end = _definition_end(text, match.end())
         if end < 0 or not _long_enough(text[match.end() : end]):
             continue
         found.append(_candidate(chunk_id, text, start, end, "explained", (term_start, term_end)))
@@ -408,53 +511,62 @@ def _explained(chunk_id: str, text: str, heading_end: int = 0) -> list[Candidate
 
 
 def _referenced(chunk_id: str, text: str, heading_end: int = 0) -> list[Candidate]:
-    """`(3) Besaran nilai A sebagaimana dimaksud pada ayat (1) merupakan …`: the sentence from
-    its line start (the ayat number included), the symbol as the term."""
+    """An ayat giving the meaning of what an earlier ayat names: its subject, the
+    cross-reference and the copula straight after it (`(3) Besaran nilai A sebagaimana
+    dimaksud pada ayat (1) merupakan …`, `(6) Kewajiban finansial atas pengakhiran kontrak
+    (terminasi) sebagaimana dimaksud pada ayat (1) huruf l merupakan …`). The candidate is the
+    sentence from the ayat's line start (its number included); the term is the symbol of a
+    value (`Besaran nilai A`, `TD`) or else the subject, a name opening a numbered ayat."""
     found = []
-    for match in _referenced_matches(text):
-        term = match.group("term")
-        if not (_is_symbol(term) or term.isupper() or term[0] in "∆Δ") or term.lower() in STOPWORDS:
+    patterns = _patterns()
+    for reference in patterns["reference"].finditer(text):
+        tail = patterns["reference_tail"].match(text, reference.end())
+        subject = _ayat_subject(text, reference.start()) if tail else None
+        if tail is None or subject is None:
             continue
-        line_start = text.rfind("\n", 0, match.start()) + 1
-        if not _AYAT_NUMBER.fullmatch(text[line_start : match.start()]):
+        end = _sentence_end(text, tail.end())
+        if end < 0 or not _long_enough(text[tail.end() : end]):
             continue
-        end = _sentence_end(text, match.end())
-        if end < 0 or not _long_enough(text[match.end() : end]):
-            continue
-        start, _ = _trimmed(text, line_start, match.start())
-        found.append(_candidate(chunk_id, text, start, end, "referenced", (match.start("term"), match.end("term"))))
+        found.append(_candidate(chunk_id, text, subject[0], end, "referenced", subject[1:]))
     return found
 
 
-def _referenced_matches(text: str) -> Iterator[re.Match[str]]:
-    """What `_patterns()["referenced"].finditer(text)` yields, found from the cross-reference
-    words: a match is a value prefix, a symbol and the reference, so it starts within the few
-    words before a reference, and a chunk without one (most of a document) costs one search."""
-    patterns = _patterns()
-    words_before = _reference_lead_words()
-    return matches_near(patterns["referenced"], patterns["reference"], text,
-                        lambda text, position: _words_back(text, position, words_before))
+def _ayat_subject(text: str, position: int) -> tuple[int, int, int] | None:
+    """Where the ayat whose subject ends at `position` starts, and the bounds of its term."""
+    line_start = text.rfind("\n", 0, position) + 1
+    number_end = _AYAT_NUMBER.match(text, line_start).end()  # type: ignore[union-attr]
+    if number_end == line_start and line_start:
+        # The subject wraps: its ayat number opens the line before.
+        before = text.rfind("\n", 0, line_start - 1) + 1
+        before_number_end = _AYAT_NUMBER.match(text, before).end()  # type: ignore[union-attr]
+        if text[before:before_number_end].strip() and not re.search(r"[.;:]", text[before_number_end:position]):
+            line_start, number_end = before, before_number_end
+    start, _ = _trimmed(text, line_start, position)
+    term_start, term_end = _trimmed(text, number_end, position)
+    if (value := _patterns()["value"].fullmatch(text, term_start, term_end)) is not None:
+        symbol = value.group("term")
+        prefixed = value.start("term") > term_start  # `Besaran nilai A`: a symbol, whatever its letters
+        symbolic = _is_symbol(symbol) or symbol.isupper() or symbol[0] in "∆Δ"
+        if symbolic and (prefixed or symbol.lower() not in STOPWORDS):
+            return start, value.start("term"), term_end
+    numbered = bool(text[line_start:number_end].strip())
+    return (start, term_start, term_end) if numbered and _names_a_subject(text[term_start:term_end]) else None
 
 
-@cache
-def _reference_lead_words() -> int:
-    """How many words may stand before a reference in a `referenced` match: the longest value
-    prefix and the symbol."""
-    return max((len(p.split()) for p in cues("definitions")["value_prefixes"]), default=0) + 1
+def _names_a_subject(subject: str) -> bool:
+    """An ayat's subject before its cross-reference is a noun phrase by the grammar of the
+    convention: a name, or a phrase of at most ten words opening with a capital and going on
+    in lowercase, with no punctuation but a parenthesis (`Kewajiban finansial atas
+    pengakhiran kontrak (terminasi)`); a capital after lowercase shows a phrase about another
+    term (`Data dan dokumentasi hasil Verifikasi`)."""
+    words = _words(subject)
+    if _names_a_term(subject):
+        return True
+    return (0 < len(words) <= _MAX_TERM_WORDS and words[0][:1].isupper() and words[0].lower() not in STOPWORDS
+            and not any(w.strip("()")[:1].isupper() for w in words[1:])
+            and not re.search(r"[.,;:\"“”]", subject) and subject.count("(") == subject.count(")"))
 
 
-def _words_back(text: str, position: int, count: int) -> int:
-    """Where the `count`-th run of non-space characters before `position` begins."""
-    for _ in range(count):
-        while position and text[position - 1].isspace():
-            position -= 1
-        while position and not text[position - 1].isspace():
-            position -= 1
-    return position
-
-
-# An ayat number as OCR leaves it: `(3)`, `(71` for (7), `l2l` for (2).
-_AYAT_NUMBER = re.compile(r"[ \t]*(?:[(l]?\d{1,2}[)l1]?[ \t]+)?")
 _LABEL_LINE = re.compile(
     rf"(?m)^(?P<indent>[ \t]*)(?:{_LIST_MARKER}[ \t]+)?"
     rf"(?P<label>[^\s:][^:\n]{{0,90}}?)[ \t]*:(?P<after>[ \t]*)(?=\S|\n|$)"
@@ -485,19 +597,45 @@ def _labelled(chunk_id: str, text: str, heading_end: int = 0) -> list[Candidate]
             if next_line is None or len(_words(label)) > _MAX_NEXT_LINE_LABEL_WORDS:
                 continue
             body_start += next_line.end()
+            if _is_label_line(_line_at(text, body_start)):
+                continue  # an empty field of a form (`Nama : ` over `Jabatan : `)
         term_start, term_end, short, alias = _label_term(text, label_start, label_end)
         if term_start is None:
             continue
         if _MARKER_AT_LINE_START.match(text, body_start) or not _BODY_OPENING.match(text, body_start):
             continue  # a label over a list (`memuat: a. …`), a number (`ISSN: 2070-1721`), bold text
         bullet = match.group().lstrip()[:1] in "-•*+" and not match.group("label").startswith("*")
-        end = _item_end(text, body_start) if bullet else _sentence_end(text, body_start)
-        if end < 0 or not _long_enough(text[body_start:end]) or text[end - 1] == ";":
-            continue  # `Standby cuaca: hujan, jalan licin;` is an item of a list, not a definition
+        end = _item_end(text, body_start) if bullet else _before_next_label(
+            text, body_start, _sentence_end(text, body_start), len(match.group("indent")))
+        if end < 0 or not _long_enough(text[body_start:end]) or text[end - 1] in ";:" or text[body_start:end].isupper():
+            # `Standby cuaca: hujan, jalan licin;` is an item of a list; a body closing with a
+            # colon announces what follows (a list, a formula, the next field of a form); one
+            # in capitals is a form's options (`UJI FUNGSI:  YA  TIDAK`), never prose.
+            continue
         long = (term_start, term_end) if short else None
         found.append(_candidate(chunk_id, text, match.start("label"), end, "label", (term_start, term_end), short, long,
                                 alias))
     return found
+
+
+def _is_label_line(line: str, indent: int | None = None) -> bool:
+    """`Tn : …`, `Keterangan:`: a line opening with a short label and its colon, indented no
+    deeper than `indent` when given (a wrapped definition is indented under its label)."""
+    label = _LABEL_LINE.match(line)
+    return (label is not None and len(_words(label.group("label"))) <= _MAX_NEXT_LINE_LABEL_WORDS
+            and (indent is None or len(label.group("indent")) <= indent))
+
+
+def _before_next_label(text: str, start: int, end: int, indent: int) -> int:
+    """`end`, or the end of the line before the first line after `start` that opens with a
+    label as deep as the entry's (`indent`): in a list of `Label : …` lines each line is an
+    entry, whether it ends with a full stop or not."""
+    position = _next_line(text, start)
+    while 0 <= position < end:
+        if _is_label_line(_line_at(text, position), indent):
+            return _trimmed(text, start, position)[1]
+        position = _next_line(text, position)
+    return end
 
 
 def _item_end(text: str, start: int) -> int:
@@ -520,7 +658,7 @@ def _opens_entry(text: str, match: re.Match[str]) -> bool:
         return False
     if match.group().lstrip()[:1] in "-•*+" or _MARKER_AT_LINE_START.match(match.group()):
         return True
-    if not previous_line or previous_line[-1] in ".:!?)" or _URL_OR_PAGE_NUMBER.fullmatch(previous_line):
+    if not previous_line or previous_line[-1] in ".:!?)" or _is_label_line(previous_line):
         return True
     # After a formula's last line (`dt`) a capitalised label opens a new entry.
     return len(previous_line.split()) <= _MAX_LEADING_LABEL_WORDS + 1 and match.group("label")[:1].isupper()
@@ -596,35 +734,67 @@ _LEGEND_ENTRY = re.compile(rf"(?m)^[ \t]*(?:[-•*][ \t]+)?(?P<symbol>{_SYMBOL.p
 _FORMULA_SIGNS = re.compile(r"(?:^|\s)[x×*/+−^]\s|\d\s*[x×*/+]|[=<>≤≥]")
 
 
-def _legend(chunk_id: str, text: str, heading_end: int = 0) -> list[Candidate]:
-    """Under a legend head (`Keterangan:`, `where:`), each `SYM = meaning` line and the lines
-    that continue it, up to the next entry, a blank line or the chunk's end; a URL or page
-    number line inside (page furniture) ends the entry but not the legend."""
+class _Legends:
+    """The legend finder of one document, read chunk after chunk: under a legend head
+    (`Keterangan:`, `where:`), each `SYM = meaning` line and the lines that continue it, up
+    to the next entry, a blank line, a list or outline item or the chunk's end (the reading
+    skips page furniture, so an entry reads on across it). A legend the chunk's end cuts
+    goes on in the next chunk: its first lines end the cut entry, its next entries are the
+    legend's."""
+
+    def __init__(self) -> None:
+        self.open = False
+
+    def find(self, chunk_id: str, text: str, heading_end: int = 0) -> list[Candidate]:
+        found: list[Candidate] = []
+        starts = [_next_line(text, head.end()) for head in _patterns()["legend_head"].finditer(text)]
+        if self.open:
+            starts.insert(0, _continuation_end(text))
+        self.open = False
+        for position in starts:
+            entries, self.open = _legend_entries(chunk_id, text, position)
+            found += entries
+        return found
+
+
+def _legend_entries(chunk_id: str, text: str, position: int) -> tuple[list[Candidate], bool]:
+    """The entries of the legend whose first entry line is at `position`, and whether the last
+    of them runs to the chunk's end."""
     found = []
-    for head in _patterns()["legend_head"].finditer(text):
-        position = _next_line(text, head.end())
-        while True:
-            while position < len(text) and _URL_OR_PAGE_NUMBER.fullmatch(_line_at(text, position)):
-                position = _next_line(text, position)
-            entry = _LEGEND_ENTRY.match(text, position)
-            if entry is None:
-                break
-            end = _legend_entry_end(text, entry.end())
-            meaning = text[entry.end() : end]
-            if _FORMULA_SIGNS.search(meaning.split("\n")[0]) or not _long_enough(meaning):
-                break
-            if not _is_legend_symbol(entry.group("symbol")):
-                # `Breakdown Hours = total jam …` restates a quantity named in words.
-                position = _next_line(text, end)
-                continue
+    at_end = False
+    while (entry := _LEGEND_ENTRY.match(text, position)) is not None:
+        end = _legend_entry_end(text, entry.end())
+        meaning = text[entry.end() : end]
+        if _FORMULA_SIGNS.search(meaning.split("\n")[0]) or not _states_a_meaning(meaning):
+            break
+        at_end = not text[end:].strip()
+        if _is_legend_symbol(entry.group("symbol")):
             found.append(_candidate(chunk_id, text, entry.start("symbol"), end, "legend",
                                     (entry.start("symbol"), entry.end("symbol"))))
-            position = _next_line(text, end)
-    return found
+        # else `Breakdown Hours = total jam …` restates a quantity named in words.
+        position = _next_line(text, end)
+    return found, at_end
+
+
+def _continuation_end(text: str) -> int:
+    """Where the chunk's first lines, those going on with the entry the chunk before it cut,
+    end."""
+    return 0 if _ends_entry(_line_at(text, 0)) else _next_line(text, _legend_entry_end(text, 0))
+
+
+def _states_a_meaning(meaning: str) -> bool:
+    """A legend gives a symbol's meaning in words, one at least (`K = Koefisien`); a number or
+    another symbol (`N = 12`, `HK = HPB`) makes the line a formula."""
+    if not re.search(r"[^\W\d_]{2}", meaning):
+        return False
+    return _long_enough(meaning) or not meaning.isupper()
 
 
 def _is_legend_symbol(symbol: str) -> bool:
-    """`RSK`, `T%`, `∆PAJAK AIR`, `L2`, `W`: every part capitals, digits or signs."""
+    """`RSK`, `T%`, `∆PAJAK AIR`, `L2`, `W`: every part capitals, digits or signs; or one word
+    with a capital inside (`VProg`)."""
+    if " " not in symbol and _is_symbol(symbol) and any(c.isupper() for c in symbol[1:]):
+        return True
     return all(not any(c.islower() for c in part) for part in symbol.split())
 
 
@@ -637,14 +807,20 @@ def _line_at(text: str, position: int) -> str:
     return text[position : _next_line(text, position)].rstrip("\n")
 
 
+# An outline item in capitals (`H. Denda …`, `V. PENEMPATAN …`): the next row of a table of
+# tariffs or the next part of an annex.
+_OUTLINE_ITEM = re.compile(r"[ \t]*(?:[A-Z]|[IVXLC]{1,4})\.[ \t]+[A-Z]")
+
+
 def _legend_entry_end(text: str, start: int) -> int:
-    """An entry goes on over the lines that are not a new entry, a blank line, furniture or a
-    list item."""
+    """An entry goes on over the lines that do not end it."""
     position = _next_line(text, start)
-    while position < len(text):
-        line = _line_at(text, position)
-        if (not line.strip() or _LEGEND_ENTRY.match(line) or _URL_OR_PAGE_NUMBER.fullmatch(line)
-                or _MARKER_AT_LINE_START.match(line)):
-            break
+    while position < len(text) and not _ends_entry(_line_at(text, position)):
         position = _next_line(text, position)
     return _trimmed(text, start, position)[1]
+
+
+def _ends_entry(line: str) -> bool:
+    """A blank line, a new entry, a list item or an outline item ends a legend's entry."""
+    return (not line.strip() or bool(_LEGEND_ENTRY.match(line) or _MARKER_AT_LINE_START.match(line)
+                                     or _OUTLINE_ITEM.match(line)))

@@ -4,6 +4,8 @@ across page furniture."""
 
 from __future__ import annotations
 
+import re
+
 from knowledge_assets.contracts import Chunk
 from knowledge_assets.ids import chunk_id
 from knowledge_assets.ingest.blocks import Block, PageBlocks
@@ -11,14 +13,21 @@ from knowledge_assets.ingest.blocks import Block, PageBlocks
 DEFAULT_MAX_CHARS = 1500
 
 
+# A line ending so ends a sentence, a list item or a lead-in: a cut after it splits no sentence.
+_SENTENCE_LINE_END = re.compile(r"[.;:!?][ \t]*\n")
+
+
 def _fit(block: Block, text: str, max_chars: int) -> list[Block]:
-    """Splits an over-long block at line breaks, then at spaces, keeping every piece verbatim."""
+    """Splits an over-long block where a line ends a sentence (`…, Batubara adalah endapan …`
+    is never cut from its end), else at line breaks, then at spaces, keeping every piece
+    verbatim. A sentence end is taken only in the window's second half, so no piece is short."""
     if block.end - block.start <= max_chars or block.heading is not None or block.latex:
         return [block]
     pieces, start = [], block.start
     while block.end - start > max_chars:
         window = text[start : start + max_chars]
-        cut = max(window.rfind("\n"), window.rfind(" "))
+        sentence_ends = [m.end() - 1 for m in _SENTENCE_LINE_END.finditer(window, max_chars // 2)]
+        cut = sentence_ends[-1] if sentence_ends else max(window.rfind("\n"), window.rfind(" "))
         end = start + (cut if cut > 0 else max_chars)
         pieces.append(Block(start, end))
         start = end

@@ -6,7 +6,10 @@ Two surfaces join one cluster when
    gives one as the other's translation in a heading; so `Physical of Availability` and
    `Physical Availability` meet through `PA` when the document pairs both with it;
 3. they are spelling variants: the same number of content words, each pair of words and the
-   whole alike by rapidfuzz's ratio ("Utilisation" / "Utilization"). Only surfaces whose first
+   whole alike by rapidfuzz's ratio ("Utilisation" / "Utilization"). A content word is any but
+   those that only join a name's words (`of`, `dan`, `yang`: "Physical of Availability" is
+   "Physical Availability"); a function word that says something makes another name
+   (`penyinaran lebih` is not `penyinaran`, nor `sangat rendah` `rendah`). Only surfaces whose first
    word begins alike are compared (blocking), so the cost grows with the number of distinct
    surfaces, not with their square; and two clusters with different abbreviations, or two
    names the document defines each in its own definition, never merge this way.
@@ -28,14 +31,16 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from dataclasses import dataclass, replace
+from functools import cache
 from itertools import combinations
 
 from rapidfuzz import fuzz
 
+from knowledge_assets.candidates.packs import cues
 from knowledge_assets.contracts import Chunk, Provenance
 from knowledge_assets.ids import term_id
 from knowledge_assets.terms.mentions import Mention
-from knowledge_assets.terms.tokens import collapse, is_acronym, is_stopword, key_words, plain_name, term_key
+from knowledge_assets.terms.tokens import collapse, is_acronym, key_words, plain_name, term_key
 
 _SPELLING_RATIO = 90
 _WORD_RATIO = 85
@@ -92,7 +97,14 @@ def cluster_mentions(
 
 
 def _content_words(surface: str) -> tuple[str, ...]:
-    return tuple(word for word in key_words(surface) if not is_stopword(word))
+    joining = _joining_words()
+    return tuple(word for word in key_words(surface) if word.lower() not in joining)
+
+
+@cache
+def _joining_words() -> frozenset[str]:
+    """The words that only join a name's words, in every language's pack."""
+    return frozenset(w.lower() for w in cues("definitions")["term_connectors"])
 
 
 def _draft(

@@ -88,8 +88,22 @@ def test_glossary_labels_give_short_forms_and_other_language_names():
     "Jenis gangguan:\n- Gangguan cuaca: hujan, kabut;\n- Gangguan jalan: licin.\n",
     "    OnTimeout(space):\n      if (armed): fire()\n",
     "Disusun oleh: Kepala Bagian Umum\n",
+    # A lead-in that only announces a list or a formula.
+    "Jenis Tarif adalah sebagai berikut:\na. tarif dasar;\nb. tarif tambahan.\n",
+    "Tarif Akhir adalah: (T1 x 2) + T2\nNo.\n",
+    "Nilai Akhir adalah:\nCukup jelas.\n",
+    # Cross-references that give no meaning: a second reference before the copula, a word too
+    # long to be a symbol, a prefix glued to the text before it, no copula after the reference,
+    # a relative clause (`yang merupakan`) after it, a wrapped line that opens no ayat.
+    "A sebagaimana dimaksud B sebagaimana dimaksud pada ayat (1) merupakan dua hal.",
+    "Abcdefghijklmnopqrstu sebagaimana dimaksud pada ayat (4) adalah dua kali lipat.",
+    "xnilai HK SEBAGAIMANA DIMAKSUD dalam Pasal 2 yaitu harga kontrak.",
+    "Besaran sebagaimana dimaksud pada ayat (1); tidak berlaku.",
+    "(5) Formulir Isian sebagaimana dimaksud pada ayat (1)\ntercantum dalam Lampiran yang merupakan bagian.",
+    "(2) Berita acara pemeriksaan\nPNBP PKS sebagaimana dimaksud pada ayat (3) merupakan lampiran.",
+    "(3) Data dan dokumentasi hasil Verifikasi sebagaimana dimaksud pada ayat (1) merupakan kelengkapan.",
 ])
-def test_metadata_captions_lists_and_code_are_not_glossary_entries(text):
+def test_metadata_captions_lists_code_announcements_and_bare_references_define_nothing(text):
     assert found(text) == []
 
 
@@ -133,28 +147,15 @@ def test_a_name_followed_by_its_symbol_may_end_in_a_function_word():
     assert parts(candidate)["term"] == "Laju dosis dalam"
 
 
-@pytest.mark.parametrize(
-    "text",
-    [
-        "Pasal 3\n(1) Tarif dihitung per hektar.\n(2) Besaran nilai KR sebagaimana dimaksud pada ayat (1)\n"
-        "merupakan koefisien risiko lahan.\n(3) Nilai  FK   sebagaimana\n"
-        "dimaksud pada ayat (2) adalah faktor koreksi.\n",
-        # Two references in one match's reach, a word too long to be a symbol, a prefix glued
-        # to the text before it, a reference with no copula after it, none at all.
-        "A sebagaimana dimaksud B sebagaimana dimaksud pada ayat (1) merupakan dua hal.",
-        "Abcdefghijklmnopqrstu sebagaimana dimaksud pada ayat (4) adalah dua kali lipat.",
-        "xnilai HK SEBAGAIMANA DIMAKSUD dalam Pasal 2 yaitu harga kontrak.",
-        "Besaran sebagaimana dimaksud pada ayat (1); tidak berlaku.",
-        "Tarif adalah jumlah yang dibayar per hektar.",
-    ],
-)
-def test_cross_references_are_found_as_the_whole_pattern_finds_them(text):
-    # The search from each reference word must yield what trying the pattern at every
-    # character yields.
-    from knowledge_assets.candidates.definitions import _patterns, _referenced_matches
-
-    expected = [(m.span(), m.group("term")) for m in _patterns()["referenced"].finditer(text)]
-    assert [(m.span(), m.group("term")) for m in _referenced_matches(text)] == expected
+def test_cross_references_give_the_meaning_of_a_symbol_or_of_the_name_opening_the_ayat():
+    text = ("Pasal 3\n(1) Tarif dihitung per hektar.\n(2) Besaran nilai KR sebagaimana dimaksud pada ayat (1)\n"
+            "merupakan koefisien risiko lahan.\n(3) Nilai  FK   sebagaimana\n"
+            "dimaksud pada ayat (2) adalah faktor koreksi.\n"
+            "(4) Kewajiban pemulihan atas kerusakan lahan bekas tambang\n(reklamasi) sebagaimana dimaksud pada\n"
+            "ayat (1) huruf b dan ayat (2) merupakan kewajiban pemegang izin.\n")
+    assert [parts(c)["term"] for c in found(text)] == [
+        "KR", "FK", "Kewajiban pemulihan atas kerusakan lahan bekas tambang\n(reklamasi)"]
+    assert found(text)[2].text.startswith("(4) Kewajiban pemulihan")
 
 
 def test_explanations_are_found_wherever_the_first_explainer_stands():
@@ -162,3 +163,96 @@ def test_explanations_are_found_wherever_the_first_explainer_stands():
             'The term "rate" means a speed of sending.\n')
     assert [parts(c)["term"] for c in found(text)] == ["Q", "rate"]
     assert found("Pasal 2\nCukup jelas.\n") == []
+
+
+def test_page_furniture_inside_a_definition_is_read_across_and_kept_in_the_verbatim_span():
+    text = ("3. Air Baku adalah air yang diambil dari sumber \nwww.contoh.go.id\n2031, No.4 - 7 - \n"
+            "alam sebelum diolah. \n4. Air Olahan adalah air hasil pengolahan. \n")
+    first, second = found(text)
+    assert first.text == ("Air Baku adalah air yang diambil dari sumber \nwww.contoh.go.id\n2031, No.4 - 7 - \n"
+                          "alam sebelum diolah.")
+    assert parts(second)["term"] == "Air Olahan"
+
+
+def test_justified_text_and_line_ends_with_a_space_read_as_plain_text():
+    text = "1. Uji     Beban    adalah   pengujian  unit \ndengan beban \npenuh. \n"
+    (candidate,) = found(text)
+    assert candidate.text == "Uji     Beban    adalah   pengujian  unit \ndengan beban \npenuh."
+    assert parts(candidate)["term"] == "Uji     Beban"
+
+
+def test_a_definition_whose_meaning_is_a_list_takes_the_list():
+    text = ("1. Fasilitas Olah yang selanjutnya disingkat FO adalah: \n  a. unit pemurnian bijih; \ndan/atau \n"
+            "  b. unit peleburan logam. \n2. Operator adalah badan yang menjalankan FO.\n")
+    first, second = found(text)
+    assert first.text.endswith("b. unit peleburan logam.") and parts(first)["abbreviation"] == "FO"
+    assert parts(second)["term"] == "Operator"
+    explained = found('Yang dimaksud dengan "pihak ketiga" antara lain:\na. pemasok; dan\nb. kontraktor.\nHuruf c\n')
+    assert [c.text.splitlines()[-1] for c in explained] == ["b. kontraktor."]
+
+
+def test_penjelasan_cues_survive_an_ocr_misread_letter_and_antara_lain_explains():
+    text = ('Yang dimalsud dengan "hasil olahan" adalah produk dari pengolahan.\n'
+            'Yang dimaksud dengan "ketentuan teknis"\nantara lain standar mutu nasional.\n')
+    explained = found(text)
+    assert [(parts(c)["term"], c.cue) for c in explained] == [("hasil olahan", "explained"),
+                                                             ("ketentuan teknis", "explained")]
+    assert not found("Yang dimaksud dengan biaya antara lain sewa alat.")  # unquoted: no explanation
+
+
+def test_an_ayat_gives_the_meaning_of_a_short_name_ending_in_its_symbol():
+    text = ("(2) Kriteria meliputi area K1 dan area K2.\n"
+            "(3) Area K1 sebagaimana dimaksud pada ayat (2) huruf a \nmerupakan area untuk bangunan tetap.\n"
+            "(4) Besaran PNBP Sewa sebagaimana dimaksud pada ayat (1) dihitung dengan formula : \n\n\n"
+            "(5) Luas lahan PKS sebagaimana dimaksud pada ayat (4) \nmerupakan luas hasil pengukuran batas.\n"
+            "(6) Berita acara pemeriksaan\nPNBP PKS sebagaimana dimaksud pada ayat (3) merupakan lampiran.\n")
+    assert [(parts(c)["term"], c.cue) for c in found(text)] == [("Area K1", "referenced"),
+                                                                ("Luas lahan PKS", "referenced")]
+
+
+def test_legend_meanings_of_one_word_camel_case_symbols_and_an_outline_item_ending_the_legend():
+    text = ("Keterangan\nB = Biaya\nQRate = Laju\nalir\n(m3/jam)\nK = 0,5\n")
+    assert [c.text for c in found(text)] == ["B = Biaya", "QRate = Laju\nalir\n(m3/jam)"]
+    table = "Keterangan :\nW = Waktu\ntunggu\n(jam)\nH. Denda lain per hari\nRp100.000,00\n"
+    assert [c.text for c in found(table)] == ["W = Waktu\ntunggu\n(jam)"]
+
+
+def test_a_legend_cut_by_the_chunks_end_goes_on_in_the_next_chunk():
+    first = SourceChunk(chunk_id="D::0001", text="Keterangan:\nA = Harga\njual\nrata-rata")
+    second = SourceChunk(chunk_id="D::0002", text="per bulan;\nR = Realisasi\nproduksi (ton)\n\nTarif berlaku.\n")
+    other = SourceChunk(chunk_id="D::0003", text="R = rasio yang lain\n")
+    assert [(c.chunk_id, c.text) for c in find_definitions([first, second, other])] == [
+        ("D::0001", "A = Harga\njual\nrata-rata"), ("D::0002", "R = Realisasi\nproduksi (ton)")]
+
+
+def test_a_list_of_label_lines_is_one_entry_a_line_and_a_form_is_no_glossary():
+    text = "Keterangan \nT1 : Rencana pembukaan tahun ke -1 \nTN : Rencana pembukaan tahun terakhir \n\n"
+    assert [c.text for c in found(text)] == ["T1 : Rencana pembukaan tahun ke -1",
+                                             "TN : Rencana pembukaan tahun terakhir"]
+    form = "Nama Pemegang Izin : \nJabatan : \nPARAF PETUGAS:    YA     TIDAK\nCatatan: diisi sebagai berikut:\n"
+    assert found(form) == []
+
+
+def test_statutory_names_opened_by_a_duty_word_modified_by_an_adverb_or_listing_their_parts():
+    text = ("1. Wajib Setor adalah pihak yang menyetor iuran.\n"
+            "2. Zona sangat dingin yaitu zona dengan suhu di bawah nol.\n"
+            "3. Alat, Bahan, dan Suku Cadang yang penting untuk produksi yang selanjutnya disingkat ABS yang\n"
+            "penting untuk produksi adalah barang yang menopang produksi.\n"
+            "4. Dalam Waktu adalah tidak lama.\n")
+    assert [(parts(c)["term"], parts(c).get("abbreviation")) for c in found(text)] == [
+        ("Wajib Setor", None), ("Zona sangat dingin", None),
+        ("Alat, Bahan, dan Suku Cadang yang penting untuk produksi", "ABS yang\npenting untuk produksi")]
+
+
+def test_a_definition_the_chunks_end_cuts_is_kept_unless_most_of_it_is_in_the_next_chunk():
+    def cues(first: str, second: str) -> list[tuple[str, str]]:
+        chunks = [SourceChunk(chunk_id="D::0001", text=first), SourceChunk(chunk_id="D::0002", text=second)]
+        return [(c.text, c.cue) for c in find_definitions(chunks)]
+
+    head = "Keterangan:\nC = nilai\nkumulatif"
+    cut = cues(head, "ekspor selama\nperiode pembangunan\nfasilitas yang\ndiverifikasi oleh\nverifikator")
+    assert cut == [("C = nilai\nkumulatif", "fragment")]
+    assert cues(head, "ekspor.\nPasal 4") == [("C = nilai\nkumulatif", "legend")]
+    fragment = find_definitions([SourceChunk(chunk_id="D::0001", text=head),
+                                 SourceChunk(chunk_id="D::0002", text="ekspor selama periode pembangunan fasilitas")])
+    assert defining_first(fragment) == []

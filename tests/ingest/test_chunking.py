@@ -79,3 +79,11 @@ def test_a_single_overlong_line_is_cut_at_spaces_and_loses_no_text():
     assert [w for w in " ".join(c.text for c in chunks).split() if w.startswith("w")] == [
         f"w{i}" for i in range(2000)
     ]
+
+
+def test_a_long_paragraph_is_cut_where_a_line_ends_a_sentence():
+    items = [f"{i}. Istilah {i} adalah kata yang\nmenjelaskan hal nomor {i} dengan rinci." for i in range(1, 40)]
+    text = "## 1. Ketentuan\n\n" + "\n".join(items) + "\n"
+    chunks = chunk_pages("D", blocks_from_markdown(text), max_chars=500)
+    assert len(chunks) > 1 and all(len(c.text) <= 500 for c in chunks)
+    assert all(c.text.rstrip().endswith("rinci.") for c in chunks)

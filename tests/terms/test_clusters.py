@@ -101,3 +101,10 @@ def test_two_names_defined_apart_stay_two_clusters_however_alike(tmp_path):
         "Laju Air: volume air yang keluar dari pompa per jam.\n"
     ))
     assert {"Laju Alir", "Laju Air"} <= {c.canonical for c in run_term_funnel(document).clusters}
+
+
+def test_a_word_that_says_something_keeps_two_names_apart_a_joining_word_does_not():
+    text = "Pemanasan lebih terjadi. Pemanasan terjadi. Zona sangat dingin, Zona dingin. Laju of Alir, Laju Alir."
+    found = clusters(text, ["Pemanasan lebih", "Pemanasan", "Zona sangat dingin", "Zona dingin", "Laju of Alir",
+                            "Laju Alir"])
+    assert sorted(len(c.surfaces) for c in found) == [1, 1, 1, 1, 2]

@@ -57,6 +57,7 @@ CONVENTIONS: tuple[Convention, ...] = (
     Convention("definition", "opening", _SPEC, "a section's first sentence restating its heading as its subject"),
     Convention("definition", "generic", _ALL, "the genus-and-difference sentence `A/An X is a/an Y …`"),
     Convention("definition", "quoted", _ALL, "a sentence opening with the quoted term, `\"X\" is the …`"),
+    Convention("definition", "fragment", _ALL, "a definition its chunk's end cuts short: names its term only"),
     Convention("definition", "appositive", _SPEC, "a term glossed in apposition, `a draining index, which is the …`"),
     Convention("formula", "assignment", _ALL, "a line `LHS = expression`"),
     Convention("formula", "code_fence", _MD, "an equation in a fenced code block"),

@@ -109,8 +109,11 @@ def unused_doc_id(store: Store, wanted: str) -> str:
     """`wanted` if no document has it, else the first of `wanted-2`, `wanted-3`, … none has."""
     taken = {r["doc_id"] for r in store.fetch(
         "SELECT DISTINCT doc_id FROM documents WHERE doc_id = ? OR starts_with(doc_id, ?)", [wanted, f"{wanted}-"])}
-    return next(doc_id for n in range(1, len(taken) + 2)
-                if (doc_id := wanted if n == 1 else f"{wanted}-{n}") not in taken)
+    doc_id, n = wanted, 1
+    while doc_id in taken:
+        n += 1
+        doc_id = f"{wanted}-{n}"
+    return doc_id
 
 
 def document_title(store: Store, doc_id: str) -> str | None:

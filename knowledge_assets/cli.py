@@ -18,15 +18,16 @@ from pathlib import Path
 from knowledge_assets.errors import KnowledgeError
 from knowledge_assets.evaluation import cli as evaluation_cli
 from knowledge_assets.export import ExportError, export_document
-from knowledge_assets.ingest.documents import discover, identify
+from knowledge_assets.ingest.documents import discover
 from knowledge_assets.ingest.errors import DocumentError
+from knowledge_assets.ingest.registration import register_file, register_files
 from knowledge_assets.llm.settings import DEFAULT_TIMEOUT_S, resolve_settings
 from knowledge_assets.review import cli as review_cli
 from knowledge_assets.review.approved import export_approved
 from knowledge_assets.semantic_review import cli as semantic_review_cli
 from knowledge_assets.settings import database_path, split_home_warning
 from knowledge_assets.store.database import Store
-from knowledge_assets.store.registry import register
+from knowledge_assets.store.registry import document_title
 
 # Exit status of `knowledge-assets run` (docs/decisions.md, "Exit status of a run").
 EXIT_OK = 0
@@ -69,10 +70,12 @@ def _in_one_connection(command):
 @_in_one_connection
 def cmd_ingest(args: argparse.Namespace) -> int:
     store = Store(database_path())
-    registration = register(store, identify(Path(args.file), args.doc_id))
-    source = registration.source
-    state = f"revision {registration.revision}" + ("" if registration.changed else " (unchanged)")
-    print(f"{source.doc_id}  {source.path.name}  {state}  key from {source.key_source}")
+    found = register_file(store, Path(args.file), args.doc_id, args.new_document)
+    if not found.registered:
+        print(f"{found.file.name}: {found.describe()}")
+        return 0
+    source = found.source
+    print(f"{found.names(document_title(store, source.doc_id))}  {found.describe()}  key from {source.key_source}")
     instance = _dagster_instance()
     from knowledge_assets.defs.launch import add_partition
 
@@ -128,27 +131,31 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     failures = degraded = 0
     registered = []
-    for path in files:
-        try:
-            registered.append((path, register(store, identify(path)).source))
-        except DocumentError as exc:
+    for found in register_files(store, files, new_document=args.new_document):
+        if isinstance(found, DocumentError):
             failures += 1
-            print(f"FAILED  {exc}")
+            print(f"FAILED  {found}")
+        elif not found.registered:
+            print(f"alias   {found.file.name}: {found.describe()}")
+        else:
+            registered.append(found)
     _free_dead_runs(instance)
     # One run for the whole folder where the partitions allow it (defs/launch.py).
-    outcomes = materialize_documents(instance, [source.doc_id for _, source in registered], verbose=args.verbose)
-    for path, source in registered:
+    outcomes = materialize_documents(instance, [found.source.doc_id for found in registered], verbose=args.verbose)
+    for found in registered:
+        source = found.source
         outcome = outcomes[source.doc_id]
+        names = f"{found.names(document_title(store, source.doc_id))}  {found.describe()}"
         if not outcome.success:
             failures += 1
-            print(f"FAILED  {source.doc_id}  {path.name}: {outcome.error}")
+            print(f"FAILED  {names}: {outcome.error}")
             continue
         meta = outcome.metadata
         failed_calls, unanswered, cause = _call_figures(meta)
         degraded += failed_calls > 0
         status = "ok     " if failed_calls == 0 else "PARTIAL"
         print(
-            f"{status} {source.doc_id}  {path.name}  pages={meta['parsed_chunks']['pages']} "
+            f"{status} {names}  pages={meta['parsed_chunks']['pages']} "
             f"chunks={meta['parsed_chunks']['chunks']} terms={meta['glossary']['entries']} "
             f"definitions={meta['glossary']['with_definition']} formulas={meta['formulas']['formulas']} "
             f"rules={meta['rules']['rules']} review_rows={meta['review_queue']['rows']} "
@@ -185,6 +192,10 @@ def cmd_export(args: argparse.Namespace) -> int:
     return 0
 
 
+_NEW_DOCUMENT_HELP = ("a file registered before with other content, or a copy of a registered document, "
+                      "becomes a document of its own (default: a new revision of that document, or an alias)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="knowledge-assets", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -195,10 +206,13 @@ def build_parser() -> argparse.ArgumentParser:
                      help="seconds one model request may take "
                      f"(default KNOWLEDGE_LLM_TIMEOUT_S, else {DEFAULT_TIMEOUT_S:g})")
     run.add_argument("--verbose", action="store_true", help="show Dagster's event stream, stack traces included")
+    run.add_argument("--new-document", action="store_true", help=_NEW_DOCUMENT_HELP)
     run.set_defaults(handler=cmd_run)
     ingest = sub.add_parser("ingest", help="register a document (and its partition) only")
     ingest.add_argument("file")
-    ingest.add_argument("--doc-id", help="explicit document key (default: sidecar, else content hash)")
+    ingest.add_argument("--doc-id", help="explicit document key (default: sidecar, else the registered path "
+                        "or content, else content hash)")
+    ingest.add_argument("--new-document", action="store_true", help=_NEW_DOCUMENT_HELP)
     ingest.set_defaults(handler=cmd_ingest)
     export = sub.add_parser("export", help="write a document's seven contract files from the store")
     export.add_argument("--doc-id", help="the document (required without --approved; with it, default every document)")

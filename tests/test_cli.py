@@ -43,8 +43,9 @@ def test_run_materialises_every_document_and_names_each_failure(tmp_path):
 
     assert result.returncode == 1
     out = result.stdout
-    assert "ok      SKT-STD-PRM-001  std_parameter_produksi.pdf  pages=9" in out
-    assert "ok      SKT-MNT-KPI-002  maintenance_kpi.md  pages=1" in out
+    assert ('ok      SKT-STD-PRM-001  std_parameter_produksi.pdf  "STANDARD PARAMETER Production Parameter and '
+            'Equipment Capacity Analysis (ECA)"  new document  pages=9') in out
+    assert 'ok      SKT-MNT-KPI-002  maintenance_kpi.md  "Maintenance KPI Procedure"  new document  pages=1' in out
     assert "locked.pdf: encrypted PDF: a password is required" in out
     assert "notes.docx: unsupported file type '.docx'" in out
     assert "Traceback" not in out + result.stderr
@@ -71,7 +72,7 @@ def test_a_folder_runs_as_one_batch_and_a_bad_document_fails_alone(tmp_path):
     lines = result.stdout.splitlines()
     assert [line.split()[1] for line in lines if line.startswith("ok ")] == ["kpi-0", "kpi-1"]
     [failed] = [line for line in lines if line.startswith("FAILED")]
-    assert "b.pdf: parsed_chunks: " in failed and "not a PDF file (no %PDF- header)" in failed
+    assert "b.pdf  new document: parsed_chunks: " in failed and "not a PDF file (no %PDF- header)" in failed
     assert "kpi-" not in failed and "Traceback" not in result.stdout + result.stderr
     assert result.stderr.strip().splitlines() == ["1 of 3 documents failed"]
     with dg.DagsterInstance.from_ref(InstanceRef.from_dir(str(tmp_path / "home"))) as instance:
@@ -94,7 +95,7 @@ def test_ingest_registers_with_an_explicit_key_and_rerun_is_unchanged(tmp_path):
     first = _cli(["ingest", str(doc), "--doc-id", "KPI-KEY"], tmp_path, tmp_path)
     again = _cli(["ingest", str(doc), "--doc-id", "KPI-KEY"], tmp_path, tmp_path)
     assert first.returncode == 0, first.stderr
-    assert "KPI-KEY  kpi.md  revision 1  key from explicit" in first.stdout
+    assert "KPI-KEY  kpi.md  new document  key from explicit" in first.stdout
     assert "revision 1 (unchanged)" in again.stdout
     bad = _cli(["ingest", str(doc), "--doc-id", "has space"], tmp_path, tmp_path)
     assert bad.returncode == 1 and "is not a valid document key" in bad.stderr

@@ -4,7 +4,6 @@ from knowledge_assets.defs.jobs import extract_document
 from knowledge_assets.defs.partitions import documents
 from knowledge_assets.defs.resources import Inbox, KnowledgeStore
 from knowledge_assets.ingest.inbox import InboxCursor, advance, scan_inbox
-from knowledge_assets.store.registry import register
 
 
 @dg.sensor(
@@ -18,12 +17,11 @@ from knowledge_assets.store.registry import register
 )
 def new_documents(context: dg.SensorEvaluationContext, inbox: Inbox, knowledge_store: KnowledgeStore):
     cursor = InboxCursor.parse(context.cursor)
-    scan = scan_inbox(inbox.folder(), cursor, limit=inbox.max_runs_per_tick)
+    scan = scan_inbox(knowledge_store.open(), inbox.folder(), cursor, limit=inbox.max_runs_per_tick)
     for error in scan.unreadable:
         context.log.warning(f"not ingested: {error}")
-    store = knowledge_store.open()
-    for source in scan.to_run:
-        register(store, source)
+    for alias in scan.aliases:
+        context.log.info(f"{alias.file.name}: {alias.describe()}")
     known = set(context.instance.get_dynamic_partitions(documents.name))
     new_keys = sorted({s.doc_id for s in scan.to_run} - known)
     if scan.deferred:

@@ -1,5 +1,7 @@
-"""Document identity (seed 001 §9 item 7): an explicit key supplied at ingest, else a content
-hash — never the file name, so renaming a file keeps every id derived from its doc_id."""
+"""Document identity (seed 001 §9 item 7) as the file alone tells it: an explicit key supplied at
+ingest, else a content hash — never the file name, so renaming a file keeps every id derived
+from its doc_id. Against the registry a file without a key is first the document registered at
+its path or with its content (ingest/registration.py, D52): the hash names new documents only."""
 
 from __future__ import annotations
 

@@ -7,17 +7,18 @@ import hashlib
 from collections.abc import Iterable
 
 from knowledge_assets.store.database import Store
-from knowledge_assets.store.registry import latest_source
+from knowledge_assets.store.registry import holds_its_path, latest_source
 
 
 def current_sha256(store: Store, doc_id: str) -> str | None:
     """The content hash of the doc_id's registered file as it is now; the registry's latest
-    hash when the file is gone (a removed file deletes nothing and changes nothing)."""
+    hash when the file is gone or another document's now (a removed file deletes nothing and
+    changes nothing)."""
     latest = latest_source(store, doc_id)
     if latest is None:
         return None
     source, _ = latest
-    if source.path.is_file():
+    if source.path.is_file() and holds_its_path(store, source):
         return hashlib.sha256(source.path.read_bytes()).hexdigest()
     return source.content_sha256
 

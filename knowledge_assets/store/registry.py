@@ -2,6 +2,11 @@
 
 The registry's record, `DocumentSource`, lives here with its table: ingest computes one from a
 file (ingest/documents.py:identify) and the store keeps it, so the store never imports ingest.
+
+A path belongs to one document at a time: the one registered there last. A document whose path
+another document was registered at later (`--new-document`, or another key given for the file)
+keeps its rows and revisions but no longer has a file (`holds_its_path` is false), so nothing
+reads that file as its content.
 """
 
 from __future__ import annotations
@@ -14,7 +19,10 @@ from typing import Literal
 from knowledge_assets.store.database import Store
 
 DocumentKind = Literal["pdf", "markdown", "text", "mineru"]
-KeySource = Literal["explicit", "sidecar", "content_hash"]
+# How the file was matched to its doc_id: a key it declares (`--doc-id`, a sidecar), the hash of
+# a content seen for the first time, the path a document was registered at (an edit in place),
+# or the content a document was registered with (a rename or a move). docs/decisions.md D52.
+KeySource = Literal["explicit", "sidecar", "content_hash", "registered_path", "registered_content"]
 
 
 @dataclass(frozen=True)
@@ -35,6 +43,34 @@ class Registration:
     changed: bool  # a new revision (content changed) or a first registration
 
 
+@dataclass(frozen=True)
+class ContentMatch:
+    """A document one of whose revisions has the content looked for."""
+
+    source: DocumentSource  # the document's latest registration
+    revision: int  # the revision that has the content
+    latest_revision: int
+
+    @property
+    def is_latest(self) -> bool:
+        return self.revision == self.latest_revision
+
+
+# Each document's latest row, the registry's "now".
+_LATEST = ("SELECT * FROM documents "
+           "QUALIFY row_number() OVER (PARTITION BY doc_id ORDER BY registered_at DESC, revision DESC) = 1")
+
+
+def _source(row: dict) -> DocumentSource:
+    return DocumentSource(
+        doc_id=row["doc_id"],
+        path=Path(row["source_path"]),
+        kind=row["kind"],
+        content_sha256=row["content_sha256"],
+        key_source=row["key_source"],
+    )
+
+
 def latest_source(store: Store, doc_id: str) -> tuple[DocumentSource, int] | None:
     rows = store.fetch(
         "SELECT * FROM documents WHERE doc_id = ? ORDER BY registered_at DESC, revision DESC LIMIT 1",
@@ -42,26 +78,61 @@ def latest_source(store: Store, doc_id: str) -> tuple[DocumentSource, int] | Non
     )
     if not rows:
         return None
-    row = rows[0]
-    source = DocumentSource(
-        doc_id=row["doc_id"],
-        path=Path(row["source_path"]),
-        kind=row["kind"],
-        content_sha256=row["content_sha256"],
-        key_source=row["key_source"],
+    return _source(rows[0]), rows[0]["revision"]
+
+
+def path_holder(store: Store, path: Path) -> tuple[DocumentSource, int] | None:
+    """The document registered last at `path` (a resolved path), with its latest revision."""
+    rows = store.fetch(f"SELECT * FROM ({_LATEST}) WHERE source_path = ? ORDER BY registered_at DESC LIMIT 1",
+                       [str(path)])
+    return (_source(rows[0]), rows[0]["revision"]) if rows else None
+
+
+def holds_its_path(store: Store, source: DocumentSource) -> bool:
+    """False once another document was registered at the path this one was last registered at."""
+    holder = path_holder(store, source.path)
+    return holder is not None and holder[0].doc_id == source.doc_id
+
+
+def content_matches(store: Store, content_sha256: str) -> list[ContentMatch]:
+    """Every document that has had this content, those whose latest revision has it first."""
+    rows = store.fetch(
+        f"SELECT l.*, m.matching FROM ({_LATEST}) l JOIN (SELECT doc_id, max(revision) AS matching "
+        "FROM documents WHERE content_sha256 = ? GROUP BY doc_id) m USING (doc_id) "
+        "ORDER BY m.matching = l.revision DESC, l.registered_at",
+        [content_sha256],
     )
-    return source, row["revision"]
+    return [ContentMatch(_source(row), row["matching"], row["revision"]) for row in rows]
+
+
+def unused_doc_id(store: Store, wanted: str) -> str:
+    """`wanted` if no document has it, else the first of `wanted-2`, `wanted-3`, … none has."""
+    taken = {r["doc_id"] for r in store.fetch(
+        "SELECT DISTINCT doc_id FROM documents WHERE doc_id = ? OR starts_with(doc_id, ?)", [wanted, f"{wanted}-"])}
+    doc_id, n = wanted, 1
+    while doc_id in taken:
+        n += 1
+        doc_id = f"{wanted}-{n}"
+    return doc_id
+
+
+def document_title(store: Store, doc_id: str) -> str | None:
+    """The title the document's domain context located, once extracted."""
+    rows = store.fetch("SELECT title FROM domain_context WHERE doc_id = ? AND title IS NOT NULL LIMIT 1", [doc_id])
+    return rows[0]["title"] if rows else None
 
 
 def register(store: Store, source: DocumentSource) -> Registration:
     """Records the file as the doc_id's current source; a content change is a new revision.
 
-    Re-registering the same content at the same path writes nothing, so ingest is idempotent.
+    Re-registering the same content at the same path writes nothing, so ingest is idempotent;
+    a document that lost its path to another one takes it back with a new row.
     """
     latest = latest_source(store, source.doc_id)
     if latest is not None:
         known, revision = latest
-        if known.content_sha256 == source.content_sha256 and known.path == source.path:
+        if (known.content_sha256 == source.content_sha256 and known.path == source.path
+                and holds_its_path(store, known)):
             return Registration(known, revision, changed=False)
         changed = known.content_sha256 != source.content_sha256
         revision = revision + 1 if changed else revision

@@ -79,8 +79,28 @@ def test_runs_per_tick_are_capped_and_the_rest_wait(instance, inbox, tmp_path):
 def test_an_unreadable_file_is_reported_once_and_the_others_still_run(inbox):
     (inbox / "empty.md").write_bytes(b"")
     _drop(inbox, "ok.md", "# 1. Scope\n\nfine\n")
-    scan = scan_inbox(inbox, InboxCursor(), limit=10)
+    store = Store(inbox.parent / "k.duckdb")
+    scan = scan_inbox(store, inbox, InboxCursor(), limit=10)
     assert [e.cause for e in scan.unreadable] == ["empty file (0 bytes)"]
     assert [s.path.name for s in scan.to_run] == ["ok.md"]
-    again = scan_inbox(inbox, InboxCursor.parse(advance(InboxCursor(), scan).dump()), limit=10)
+    again = scan_inbox(store, inbox, InboxCursor.parse(advance(InboxCursor(), scan).dump()), limit=10)
     assert again.unreadable == [] and again.to_run == []
+
+
+def test_a_file_dropped_again_under_its_name_is_a_new_revision_and_a_copy_is_reported_once(instance, inbox, tmp_path):
+    _drop(inbox, "sop.md", "# 1. Scope\n\nv1\n")
+    first = _tick(instance, inbox, tmp_path)
+    [doc_id] = [r.partition_key for r in first.run_requests]
+    instance.add_dynamic_partitions("documents", [doc_id])
+    _drop(inbox, "sop.md", "# 1. Scope\n\nv2\n")
+    shutil.copy(inbox / "sop.md", inbox / "sop copy.md")
+    second = _tick(instance, inbox, tmp_path, cursor=first.cursor)
+    assert [r.partition_key for r in second.run_requests] == [doc_id]  # no sidecar: the name says which
+    assert second.dynamic_partitions_requests == []
+    registered = Store(tmp_path / "k.duckdb").fetch("SELECT revision, file_name FROM documents ORDER BY revision")
+    assert registered == [{"revision": 1, "file_name": "sop.md"}, {"revision": 2, "file_name": "sop.md"}]
+    store = Store(tmp_path / "k.duckdb")
+    seen_first = scan_inbox(store, inbox, InboxCursor.parse(first.cursor), limit=10)
+    assert [a.describe() for a in seen_first.aliases] == [f"same content as {doc_id} (sop.md); not registered again"]
+    seen_second = scan_inbox(store, inbox, InboxCursor.parse(second.cursor), limit=10)
+    assert seen_second.aliases == [] and seen_second.to_run == []  # reported on the second tick, not again

@@ -43,6 +43,8 @@ def read_json(path: Path, error: type[KnowledgeError], what: str) -> object:
 # not the document's problem, and doubles the length of a summary line.
 _PYDANTIC_HELP = re.compile(r"\s*For further information visit\s*\S*?(?=[;,]?(?:\s|$))")
 CAUSE_CHARS = 200
+# A document's failure names the file by its full path before the reason: room for both.
+DOCUMENT_CAUSE_CHARS = 2 * CAUSE_CHARS
 
 
 def short_cause(cause: str, limit: int = CAUSE_CHARS) -> str:

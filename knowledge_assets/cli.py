@@ -3,7 +3,19 @@
     knowledge-assets run PATH... [--out DIR]      register documents, materialise their partitions
                                                   exit 0 all ok, 1 a document failed, 3 model calls failed
     knowledge-assets ingest FILE [--doc-id KEY]   register only
-    knowledge-assets export --doc-id KEY --out DIR   write the seven contract files
+    knowledge-assets export --doc-id KEY --out DIR   write the seven contract files to DIR/KEY/
+    knowledge-assets documents [remove DOC_ID]    list the documents and their state; remove one
+    knowledge-assets --version
+
+`--out DIR` means one thing everywhere: the folder that holds one folder per document,
+`DIR/<doc_id>/`, whether `run`, `export --doc-id` or `export --approved` writes it (a folder of
+several documents' exports never mixes their files, and a script reads one path whatever
+wrote it). An export into a DIR that still holds the flat layout `export` wrote before says so.
+
+Output into a closed pipe (`knowledge-assets review list … | head`) ends the command quietly
+with exit 141, what a shell reports for any program stopped by SIGPIPE: `set -o pipefail`
+scripts see what `seq`, `grep` or `cat` give in the same pipe, and the status never says 0
+for a `run` whose summary lines, failures included, nobody read.
 """
 
 from __future__ import annotations
@@ -13,9 +25,11 @@ import functools
 import logging
 import os
 import sys
+from importlib import metadata
 from pathlib import Path
 
-from knowledge_assets.errors import KnowledgeError
+from knowledge_assets import documents_cli
+from knowledge_assets.errors import DOCUMENT_CAUSE_CHARS, KnowledgeError, short_cause
 from knowledge_assets.evaluation import cli as evaluation_cli
 from knowledge_assets.export import ExportError, export_document
 from knowledge_assets.ingest.documents import discover
@@ -33,7 +47,13 @@ from knowledge_assets.store.registry import document_title
 EXIT_OK = 0
 EXIT_DOCUMENT_FAILED = 1
 EXIT_FAILED_CALLS = 3
-_LLM_ASSETS = ("formulas", "glossary", "rules", "domain_context")
+EXIT_CLOSED_PIPE = 128 + 13  # SIGPIPE's status in a shell (module docstring)
+DESCRIPTION = (
+    "Turn technical documents (PDF, Markdown, text, MinerU) into a glossary, formulas, rules and a "
+    "domain context, each entry carrying its verbatim source span, as Dagster assets in a DuckDB "
+    "store, for an expert to review and export."
+)
+EPILOG = "Start with `knowledge-assets run FOLDER`, then `knowledge-assets review serve`. README.md has the rest."
 
 
 def _pipeline_runner():
@@ -93,16 +113,6 @@ def _free_dead_runs(instance) -> None:
               "marked it failed", file=sys.stderr)
 
 
-def _call_figures(meta: dict) -> tuple[int, int, str | None]:
-    """Model calls that failed after retries, the entries (terms, chunks) they left without an
-    answer, and the first failure's cause."""
-    branches = [meta[name] for name in _LLM_ASSETS if name in meta]
-    failed = sum(int(b.get("llm_failed", 0)) for b in branches)
-    unanswered = sum(int(b.get("llm_unanswered", 0)) for b in branches)
-    cause = next((b["llm_first_failure"] for b in branches if b.get("llm_first_failure")), None)
-    return failed, unanswered, cause
-
-
 def _quiet_call_logs(verbose: bool) -> None:
     """Each failed call logs a warning; the summary line already counts them and names the
     first cause, so the terminal gets them only with --verbose."""
@@ -127,6 +137,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     llm = resolve_settings().describe()
     print("llm: " + ", ".join(f"{k.removeprefix('llm_')}={v}" for k, v in llm.items()))
     instance = _dagster_instance()
+    from knowledge_assets.defs.document_state import call_figures
     from knowledge_assets.defs.launch import materialize_documents
 
     failures = degraded = 0
@@ -148,10 +159,11 @@ def cmd_run(args: argparse.Namespace) -> int:
         names = f"{found.names(document_title(store, source.doc_id))}  {found.describe()}"
         if not outcome.success:
             failures += 1
-            print(f"FAILED  {names}: {outcome.error}")
+            cause = short_cause(outcome.error or "failed", DOCUMENT_CAUSE_CHARS)
+            print(f"FAILED  {names}: {cause}")
             continue
         meta = outcome.metadata
-        failed_calls, unanswered, cause = _call_figures(meta)
+        failed_calls, unanswered, cause = call_figures(meta)
         degraded += failed_calls > 0
         status = "ok     " if failed_calls == 0 else "PARTIAL"
         print(
@@ -160,7 +172,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             f"definitions={meta['glossary']['with_definition']} formulas={meta['formulas']['formulas']} "
             f"rules={meta['rules']['rules']} review_rows={meta['review_queue']['rows']} "
             f"failed_calls={failed_calls} unanswered={unanswered}  {outcome.seconds:.2f}s"
-            + (f"  first failure: {cause}" if cause else "")
+            + (f"  first failure: {short_cause(cause)}" if cause else "")
         )
         if args.out:
             export_document(store, source.doc_id, Path(args.out) / source.doc_id)
@@ -182,13 +194,14 @@ def cmd_export(args: argparse.Namespace) -> int:
     if args.approved:
         written = export_approved(store, Path(args.out), [args.doc_id] if args.doc_id else None)
     elif args.doc_id:
-        written = export_document(store, args.doc_id, Path(args.out))
+        _name_the_flat_layout(Path(args.out))
+        written = export_document(store, args.doc_id, Path(args.out) / args.doc_id)
     else:
         raise ExportError("export needs --doc-id, or --approved for every document")
     if args.approved:
         print(f"approved knowledge: wrote {len(written)} files to {Path(args.out).resolve()}")
     else:
-        print(f"{args.doc_id}: wrote {', '.join(p.name for p in written)} to {Path(args.out).resolve()}")
+        print(f"{args.doc_id}: wrote {', '.join(p.name for p in written)} to {written[0].parent.resolve()}")
     return 0
 
 
@@ -196,8 +209,17 @@ _NEW_DOCUMENT_HELP = ("a file registered before with other content, or a copy of
                       "becomes a document of its own (default: a new revision of that document, or an alias)")
 
 
+def _name_the_flat_layout(out: Path) -> None:
+    """`export --doc-id` wrote into DIR itself before it wrote DIR/<doc_id>/ (module docstring):
+    files of that layout left in DIR are named, so nobody reads them as the new export."""
+    if (out / "glossary.json").is_file():
+        print(f"note: {out / 'glossary.json'} and its neighbours are an earlier export in the flat layout; "
+              "exports now go to DIR/<doc_id>/", file=sys.stderr)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="knowledge-assets", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="knowledge-assets", description=DESCRIPTION, epilog=EPILOG)
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_installed_version()}")
     sub = parser.add_subparsers(dest="command", required=True)
     run = sub.add_parser("run", help="register documents and materialise every asset for each")
     run.add_argument("paths", nargs="+", help="files or folders of documents")
@@ -219,19 +241,42 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--approved", action="store_true",
                         help="only approved knowledge: glossary, interpretation pack, formulas, domain context "
                         "per document")
-    export.add_argument("--out", required=True, help="folder to write into")
+    export.add_argument("--out", required=True, help="folder to write into: each document in OUT/<doc_id>/")
     export.set_defaults(handler=cmd_export)
+    documents_cli.add_commands(sub, _dagster_instance)
     review_cli.add_commands(sub)
     evaluation_cli.add_commands(sub, _pipeline_runner)
     semantic_review_cli.add_commands(sub, _pipeline_runner)
     return parser
 
 
+def _installed_version() -> str:
+    try:
+        return metadata.version("knowledge-assets")
+    except metadata.PackageNotFoundError:
+        return "(not installed: no package metadata)"
+
+
 def main(argv: list[str] | None = None) -> int:
     """Every expected failure of every command is handled here, once: `error: <message>` on
     stderr and the error's exit code (knowledge_assets/errors.py). A command whose output is a
-    JSON object names a `report_failure` that prints that object too (semantic-review)."""
-    args = build_parser().parse_args(argv)
+    JSON object names a `report_failure` that prints that object too (semantic-review).
+
+    A closed stdout is handled here too, as the Python documentation says (signal module, "Note
+    on SIGPIPE"): stdout is pointed at devnull, so the interpreter's last flush cannot fail
+    again, and the exit is EXIT_CLOSED_PIPE. The flush is forced here, inside the handler: the
+    pipe may first show as closed there, as argparse's --help does, past the command."""
+    try:
+        try:
+            return _dispatch(build_parser().parse_args(argv))
+        finally:
+            sys.stdout.flush()
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_CLOSED_PIPE
+
+
+def _dispatch(args: argparse.Namespace) -> int:
     try:
         return args.handler(args)
     except KnowledgeError as exc:

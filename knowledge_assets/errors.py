@@ -10,6 +10,7 @@ raise these.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 
@@ -36,3 +37,18 @@ def read_json(path: Path, error: type[KnowledgeError], what: str) -> object:
         raise error(f"{path}: cannot read the {what} ({exc.strerror})") from None
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise error(f"{path}: not a UTF-8 JSON file ({exc})") from None
+
+
+# pydantic ends each error with a link to its own documentation: it names the library's page,
+# not the document's problem, and doubles the length of a summary line.
+_PYDANTIC_HELP = re.compile(r"\s*For further information visit\s*\S*?(?=[;,]?(?:\s|$))")
+CAUSE_CHARS = 200
+# A document's failure names the file by its full path before the reason: room for both.
+DOCUMENT_CAUSE_CHARS = 2 * CAUSE_CHARS
+
+
+def short_cause(cause: str, limit: int = CAUSE_CHARS) -> str:
+    """A failure's cause as it goes on a summary line: one line, without pydantic's help links,
+    cut at `limit` characters (the whole cause stays in the Dagster UI and under --verbose)."""
+    text = " ".join(_PYDANTIC_HELP.sub("", cause).split())
+    return text if len(text) <= limit else text[:limit - 1].rstrip() + "…"

@@ -9,25 +9,14 @@ import time
 import dagster as dg
 import duckdb
 import pypdf
+import pytest
 from dagster._core.instance.ref import InstanceRef
 
 from tests.conftest import PROJECT_ROOT, SAMPLE_DOCUMENTS, SAMPLE_MARKDOWN
 from tests.documents import write_pdf
 from tests.llm.conftest import valid_answer
+from tests.support.cli import COMMAND, cli_env, cli_process, kpi_and_truncated_pdf
 from tests.support.openai_server import Fault, OpenAIServer
-
-
-def _cli(args, cwd, tmp_path, **extra_env):
-    """The command in a fresh process, its store and instance in one private home (the
-    overrides tests use), whose dagster.yaml turns telemetry and its banner off."""
-    home = tmp_path / "home"
-    env = {**os.environ, "KNOWLEDGE_DB": str(home / "knowledge.duckdb"), "DAGSTER_HOME": str(home), **extra_env}
-    home.mkdir(exist_ok=True)
-    (home / "dagster.yaml").write_text("telemetry:\n  enabled: false\n", encoding="utf-8")
-    return subprocess.run(
-        [sys.executable, "-m", "knowledge_assets.cli", *args], cwd=cwd, env=env,
-        capture_output=True, text=True, timeout=300,
-    )
 
 
 def test_run_materialises_every_document_and_names_each_failure(tmp_path):
@@ -39,7 +28,7 @@ def test_run_materialises_every_document_and_names_each_failure(tmp_path):
         writer.write(fh)
     (docs / "notes.docx").write_bytes(b"PK")
 
-    result = _cli(["run", str(docs)], PROJECT_ROOT, tmp_path)
+    result = cli_process(["run", str(docs)], PROJECT_ROOT, tmp_path)
 
     assert result.returncode == 1
     out = result.stdout
@@ -66,7 +55,7 @@ def test_a_folder_runs_as_one_batch_and_a_bad_document_fails_alone(tmp_path):
         (docs / f"{name}.meta.json").write_text(f'{{"doc_id": "kpi-{n}"}}', encoding="utf-8")
     (docs / "b.pdf").write_bytes(b"garbage, not a PDF " * 64)
 
-    result = _cli(["run", str(docs)], PROJECT_ROOT, tmp_path)
+    result = cli_process(["run", str(docs)], PROJECT_ROOT, tmp_path)
 
     assert result.returncode == 1, result.stdout + result.stderr
     lines = result.stdout.splitlines()
@@ -92,12 +81,12 @@ def test_a_folder_runs_as_one_batch_and_a_bad_document_fails_alone(tmp_path):
 def test_ingest_registers_with_an_explicit_key_and_rerun_is_unchanged(tmp_path):
     doc = tmp_path / "kpi.md"
     shutil.copy(SAMPLE_DOCUMENTS / "maintenance_kpi.md", doc)
-    first = _cli(["ingest", str(doc), "--doc-id", "KPI-KEY"], tmp_path, tmp_path)
-    again = _cli(["ingest", str(doc), "--doc-id", "KPI-KEY"], tmp_path, tmp_path)
+    first = cli_process(["ingest", str(doc), "--doc-id", "KPI-KEY"], tmp_path, tmp_path)
+    again = cli_process(["ingest", str(doc), "--doc-id", "KPI-KEY"], tmp_path, tmp_path)
     assert first.returncode == 0, first.stderr
     assert "KPI-KEY  kpi.md  new document  key from explicit" in first.stdout
     assert "revision 1 (unchanged)" in again.stdout
-    bad = _cli(["ingest", str(doc), "--doc-id", "has space"], tmp_path, tmp_path)
+    bad = cli_process(["ingest", str(doc), "--doc-id", "has space"], tmp_path, tmp_path)
     assert bad.returncode == 1 and "is not a valid document key" in bad.stderr
 
 
@@ -109,7 +98,7 @@ def _model_env(server, **extra):
 def test_a_refused_key_fails_the_document_with_the_cause_on_one_line(tmp_path):
     with OpenAIServer(valid_answer) as server:
         server.inject(*[Fault(status=401, message="Incorrect API key provided: sk-test-SECRET123")] * 20)
-        result = _cli(["run", str(SAMPLE_MARKDOWN)], tmp_path, tmp_path, **_model_env(server))
+        result = cli_process(["run", str(SAMPLE_MARKDOWN)], tmp_path, tmp_path, **_model_env(server))
     assert result.returncode == 1
     failed = [line for line in result.stdout.splitlines() if line.startswith("FAILED")]
     assert len(failed) == 1 and "formulas: the server refused the API key (HTTP 401" in failed[0]
@@ -121,7 +110,7 @@ def test_a_refused_key_fails_the_document_with_the_cause_on_one_line(tmp_path):
 def test_failed_model_calls_are_counted_on_the_line_and_exit_3(tmp_path):
     with OpenAIServer(valid_answer) as server:
         server.inject(Fault.server_error(), Fault.server_error())
-        result = _cli(["run", str(SAMPLE_MARKDOWN)], tmp_path, tmp_path,
+        result = cli_process(["run", str(SAMPLE_MARKDOWN)], tmp_path, tmp_path,
                       **_model_env(server, KNOWLEDGE_LLM_RETRY_BUDGET="0"))
     assert result.returncode == 3, result.stdout + result.stderr
     line = next(line for line in result.stdout.splitlines() if "maintenance_kpi.md" in line)
@@ -135,7 +124,8 @@ def test_failed_model_calls_are_counted_on_the_line_and_exit_3(tmp_path):
 def test_a_hanging_provider_costs_the_llm_timeout_not_minutes(tmp_path):
     with OpenAIServer(valid_answer, latency_s=30.0) as server:
         started = time.monotonic()
-        result = _cli(["run", str(SAMPLE_MARKDOWN), "--llm-timeout", "2"], tmp_path, tmp_path, **_model_env(server))
+        result = cli_process(["run", str(SAMPLE_MARKDOWN), "--llm-timeout", "2"], tmp_path, tmp_path,
+                             **_model_env(server))
         elapsed = time.monotonic() - started
     assert result.returncode == 3, result.stdout + result.stderr
     line = next(line for line in result.stdout.splitlines() if "maintenance_kpi.md" in line)
@@ -147,7 +137,7 @@ def test_a_hanging_provider_costs_the_llm_timeout_not_minutes(tmp_path):
 def test_a_truncated_answer_is_split_and_the_run_stays_clean(tmp_path):
     with OpenAIServer(valid_answer) as server:
         server.inject(Fault.truncated())
-        result = _cli(["run", str(SAMPLE_MARKDOWN)], tmp_path, tmp_path, **_model_env(server))
+        result = cli_process(["run", str(SAMPLE_MARKDOWN)], tmp_path, tmp_path, **_model_env(server))
     assert result.returncode == 0, result.stdout + result.stderr
     assert "failed_calls=0 unanswered=0" in result.stdout
 
@@ -168,7 +158,7 @@ def test_a_run_from_a_subdirectory_uses_the_projects_home(tmp_path):
 
 
 def test_overrides_that_split_the_store_from_the_instance_are_named_once(tmp_path):
-    result = _cli(["run", str(SAMPLE_MARKDOWN)], tmp_path, tmp_path, KNOWLEDGE_DB=str(tmp_path / "other.duckdb"))
+    result = cli_process(["run", str(SAMPLE_MARKDOWN)], tmp_path, tmp_path, KNOWLEDGE_DB=str(tmp_path / "other.duckdb"))
     assert result.returncode == 0
     assert result.stderr.count("are in different homes") == 1
 
@@ -194,3 +184,69 @@ def test_an_expected_failure_of_any_command_is_one_error_line_and_its_exit_code(
         assert err.startswith(message) and len(err.splitlines()) == 1 and "Traceback" not in err, (argv, err)
         if argv[0] == "semantic-review":
             assert '"status": "refused"' in out and '"exitCode": 2' in out
+
+
+def test_help_says_what_the_tool_does_and_version_names_the_installed_package(capsys):
+    from importlib import metadata
+
+    from knowledge_assets.cli import main
+
+    for flag in ("--help", "--version"):
+        with pytest.raises(SystemExit) as exited:
+            main([flag])
+        assert exited.value.code == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert ("Turn technical documents (PDF, Markdown, text, MinerU) into a glossary, formulas, rules and a "
+            "domain context, each entry carrying its verbatim source span,") in out
+    assert out.endswith(f"knowledge-assets {metadata.version('knowledge-assets')}")
+
+
+def test_output_into_a_closed_pipe_ends_quietly_with_141(tmp_path):
+    """The reader of the pipe is gone before the command writes (as `… | head` after its lines):
+    no traceback, no "Exception ignored", and SIGPIPE's shell status, whether the pipe shows as
+    closed on a print (unbuffered output) or on the last flush (the default)."""
+    buffered = {k: v for k, v in cli_env(tmp_path).items() if k != "PYTHONUNBUFFERED"}
+    for args, env in ((["--help"], buffered), (["documents"], buffered),
+                      (["documents"], {**buffered, "PYTHONUNBUFFERED": "1"})):
+        process = subprocess.Popen([*COMMAND, *args], cwd=tmp_path, env=env,
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        process.stdout.close()
+        stderr = process.stderr.read().decode()
+        assert process.wait(timeout=300) == 141, (args, stderr)
+        assert stderr == "", (args, stderr)
+
+
+def test_run_and_export_write_each_document_into_out_doc_id_and_every_bad_file_is_one_quiet_line(
+        tmp_path, monkeypatch, capsys):
+    """A symlink loop in the folder is a line of its own, and named one when given directly;
+    a truncated PDF's line is the only word about it (pypdf's own "EOF marker not found" stays
+    out of stderr); `run --out` and `export --out` lay out the same DIR/<doc_id>/."""
+    from knowledge_assets.cli import main
+
+    docs = kpi_and_truncated_pdf(tmp_path)
+    (docs / "loop.md").symlink_to("loop.md")
+    (docs / "gone.md").symlink_to("nowhere.md")
+
+    result = cli_process(["run", str(docs), "--out", str(tmp_path / "run-out")], tmp_path, tmp_path)
+
+    assert result.returncode == 1, result.stdout + result.stderr
+    failed = [line for line in result.stdout.splitlines() if line.startswith("FAILED")]
+    assert failed[:2] == [f"FAILED  {docs / 'gone.md'}: broken symlink: its target nowhere.md does not exist",
+                          f"FAILED  {docs / 'loop.md'}: symlink loop: the link leads back to itself, never to a file"]
+    assert len(failed) == 3 and "truncated.pdf: parsed_chunks: " in failed[2]
+    assert "corrupt or truncated PDF" in failed[2]
+    assert result.stderr.strip().splitlines() == ["3 of 4 documents failed"]
+
+    monkeypatch.setenv("KNOWLEDGE_DB", str(tmp_path / "home" / "knowledge.duckdb"))
+    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "home"))
+    assert main(["ingest", str(docs / "loop.md")]) == 1
+    assert capsys.readouterr().err == f"error: {docs / 'loop.md'}: symlink loop: the link leads back to itself, " \
+                                      "never to a file\n"
+    (tmp_path / "export-out").mkdir()
+    (tmp_path / "export-out" / "glossary.json").write_text("[]\n", encoding="utf-8")  # the flat layout of before
+    assert main(["export", "--doc-id", "SKT-MNT-KPI-002", "--out", str(tmp_path / "export-out")]) == 0
+    assert "an earlier export in the flat layout" in capsys.readouterr().err
+    by_run, by_export = (tmp_path / "run-out" / "SKT-MNT-KPI-002", tmp_path / "export-out" / "SKT-MNT-KPI-002")
+    assert sorted(p.name for p in by_run.iterdir()) == sorted(p.name for p in by_export.iterdir())
+    assert len(list(by_run.iterdir())) == 7
+    assert all((by_run / p.name).read_bytes() == p.read_bytes() for p in by_export.iterdir())

@@ -70,3 +70,16 @@ def test_read_json_raises_the_domain_error_naming_the_file_and_the_cause(tmp_pat
     with pytest.raises(_Domain) as raised:
         read_json(path, _Domain, "thing")
     assert str(raised.value).startswith(f"{path}: {message}")
+
+
+def test_a_short_cause_is_one_line_without_pydantics_help_link_and_cut_to_its_limit():
+    from knowledge_assets.errors import short_cause
+
+    cause = ("invalid: 1 validation error for Answer\nterms\n  Input should be a valid array [type=list_type]\n"
+             "    For further information visit https://errors.pydantic.dev/2.14/v/list_type; not retried")
+    assert short_cause(cause) == ("invalid: 1 validation error for Answer terms Input should be a valid array "
+                                  "[type=list_type]; not retried")
+    # A cause cut inside the link (an earlier limit) loses the link's stump too.
+    assert short_cause("schema: x [type=missing] For further information visit https://errors.pyd") == \
+        "schema: x [type=missing]"
+    assert short_cause("a" * 300, limit=20) == "a" * 19 + "…"

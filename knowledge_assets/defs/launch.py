@@ -135,7 +135,7 @@ def _outcomes(result: dg.ExecuteInProcessResult, batch: list[str], seconds: floa
         }
     error = None
     if not result.success:
-        error = "; ".join(failure_message(f) for f in result.get_step_failure_events()) or _blocked(result)
+        error = run_failure_cause(result.all_events)
     return {doc_id: PartitionOutcome(doc_id, result.success, result.run_id, error, metadata[doc_id], seconds)
             for doc_id in batch}
 
@@ -149,24 +149,29 @@ def failed_documents(result: dg.ExecuteInProcessResult) -> set[str]:
         named = user_failure.metadata.get(FAILED_DOCUMENTS) if user_failure is not None else None
         if named is not None:
             failed |= set(named.value if isinstance(named.value, dict) else json.loads(named.value))
-    for evaluation in _failed_checks(result):
+    for evaluation in _failed_checks(result.all_events):
         if evaluation.blocking and evaluation.partition is not None:
             failed.add(evaluation.partition)
     return failed
 
 
-def _failed_checks(result: dg.ExecuteInProcessResult) -> list:
+def _failed_checks(events: Sequence[dg.DagsterEvent]) -> list:
     return [
         e.asset_check_evaluation_data
-        for e in result.all_events
+        for e in events
         if e.event_type == dg.DagsterEventType.ASSET_CHECK_EVALUATION
         and not e.asset_check_evaluation_data.passed
         and e.asset_check_evaluation_data.severity == dg.AssetCheckSeverity.ERROR
     ]
 
 
-def _blocked(result: dg.ExecuteInProcessResult) -> str:
-    failed_checks = [f"{e.asset_key.to_user_string()}:{e.check_name}" for e in _failed_checks(result)]
+def run_failure_cause(events: Sequence[dg.DagsterEvent]) -> str:
+    """Why a failed run failed, from its events: each failed step's root cause, else the
+    blocking checks that failed."""
+    steps = [failure_message(e) for e in events if e.event_type == dg.DagsterEventType.STEP_FAILURE]
+    if steps:
+        return "; ".join(steps)
+    failed_checks = [f"{e.asset_key.to_user_string()}:{e.check_name}" for e in _failed_checks(events)]
     return "blocking check failed: " + ", ".join(failed_checks) if failed_checks else "run failed"
 
 

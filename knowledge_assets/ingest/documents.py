@@ -5,8 +5,10 @@ its path or with its content (ingest/registration.py, D52): the hash names new d
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
+import os
 import re
 from pathlib import Path
 
@@ -80,11 +82,25 @@ def sidecar_doc_id(path: Path) -> str | None:
     return None
 
 
+def _not_a_file(path: Path) -> str:
+    """Why a path given as a document is no file to read: a link that never reaches one is
+    named as such, not as a missing file."""
+    try:
+        path.stat()
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return "symlink loop: the link leads back to itself, never to a file"
+        if path.is_symlink():
+            return f"broken symlink: its target {os.readlink(path)} does not exist"
+        return "no such file"
+    return "not a regular file"
+
+
 def identify(path: Path, explicit_doc_id: str | None = None) -> DocumentSource:
     """Resolves a file's doc_id: explicit key > sidecar > content hash."""
     path = Path(path)
     if not path.is_file():
-        raise DocumentError(path, "no such file")
+        raise DocumentError(path, _not_a_file(path))
     kind = document_kind(path)
     data = path.read_bytes()
     if not data:
@@ -100,14 +116,16 @@ def identify(path: Path, explicit_doc_id: str | None = None) -> DocumentSource:
 
 
 def discover(paths: list[Path]) -> list[Path]:
-    """Files named directly, plus every non-hidden, non-sidecar file below named folders."""
+    """Files named directly, plus every non-hidden, non-sidecar file below named folders, and the
+    links there that reach no file (a loop, a missing target), so that each is reported rather
+    than skipped without a word."""
     found: list[Path] = []
     for path in map(Path, paths):
         if path.is_dir():
             found.extend(
                 child
                 for child in sorted(path.rglob("*"))
-                if child.is_file()
+                if (child.is_file() or (child.is_symlink() and not child.exists()))
                 and not is_sidecar(child)
                 and not any(part.startswith(".") for part in child.relative_to(path).parts)
             )

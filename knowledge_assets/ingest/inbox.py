@@ -48,7 +48,8 @@ class InboxScan:
 
 
 def _version(path: Path) -> str:
-    stat = path.stat()
+    # A link that reaches no file (a loop, a missing target) has only its own entry to stat.
+    stat = path.stat() if path.exists() else path.lstat()
     return f"{stat.st_size}:{stat.st_mtime_ns}"
 
 

@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import io
+import logging
+import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pypdf
@@ -21,6 +25,22 @@ NO_TEXT_LAYER = (
 )
 
 
+@contextmanager
+def _pypdf_silenced() -> Iterator[None]:
+    """pypdf reports what it meets in a damaged file on its own logger and as warnings ("EOF
+    marker not found"), which reach stderr beside the one-line DocumentError that already names
+    the cause; while it parses, neither gets through. Only here: the level is put back after."""
+    logger = logging.getLogger("pypdf")
+    level = logger.level
+    logger.setLevel(logging.CRITICAL + 1)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            yield
+    finally:
+        logger.setLevel(level)
+
+
 def read_page_texts(path: Path) -> list[str]:
     data = path.read_bytes()
     if not data:
@@ -28,10 +48,11 @@ def read_page_texts(path: Path) -> list[str]:
     if not data.lstrip()[:5] == b"%PDF-":
         raise DocumentError(path, "not a PDF file (no %PDF- header)")
     try:
-        reader = pypdf.PdfReader(io.BytesIO(data), strict=False)
-        if reader.is_encrypted and not reader.decrypt(""):
-            raise FileNotDecryptedError("password required")
-        texts = [page.extract_text() or "" for page in reader.pages]
+        with _pypdf_silenced():
+            reader = pypdf.PdfReader(io.BytesIO(data), strict=False)
+            if reader.is_encrypted and not reader.decrypt(""):
+                raise FileNotDecryptedError("password required")
+            texts = [page.extract_text() or "" for page in reader.pages]
     except FileNotDecryptedError:
         raise DocumentError(
             path, "encrypted PDF: a password is required to read it; decrypt it and ingest again"

@@ -19,6 +19,10 @@ from knowledge_assets.review.fingerprint import fingerprint, reviewed_content
 from knowledge_assets.store.database import Store
 
 Decision = Literal["approved", "edited", "rejected"]
+# A name and a note are read on every page of the history and travel into exports: bounded
+# here, where the CLI and the web form both record, so neither can store a page-sized one.
+REVIEWER_MAX_CHARS = 200
+NOTE_MAX_CHARS = 5_000
 
 
 @dataclass(frozen=True)
@@ -107,6 +111,11 @@ def validate_edit(item: Reviewable, payload: object, source: str) -> BaseModel:
     return edited
 
 
+def _within_limit(what: str, text: str, limit: int) -> None:
+    if len(text) > limit:
+        raise ReviewError(f"{what} has at most {limit:,} characters; this one has {len(text):,}")
+
+
 def record_decision(
     store: Store,
     item: Reviewable,
@@ -118,6 +127,8 @@ def record_decision(
     """Appends one decision on the entity as it is now stored."""
     if not reviewer.strip():
         raise ReviewError("a reviewer name is required")
+    _within_limit("a reviewer name", reviewer.strip(), REVIEWER_MAX_CHARS)
+    _within_limit("a note", (note or "").strip(), NOTE_MAX_CHARS)
     if decision == "rejected" and not (note or "").strip():
         raise ReviewError("a rejection needs a note saying why")
     if (decision == "edited") != (edited is not None):

@@ -1,0 +1,43 @@
+"""Removing a document from the store: its rows in every table that holds a `doc_id`.
+
+The tables are found from the schema (store/schema.py), so a table added later is covered
+without a change here. Two kinds of rows are not the document's own and stay:
+
+- `llm_cache` has no doc_id: an answer is keyed by the request, which another document (or the
+  same file registered again) may send;
+- `knowledge_reviews`, the experts' decisions, unless asked: kept, they apply again if the
+  document comes back with the same content (review/status.py), so removing a document by
+  mistake loses no review work. `approved_knowledge` is derived from them and always goes.
+"""
+
+from __future__ import annotations
+
+from knowledge_assets.store.database import Store
+from knowledge_assets.store.schema import TABLES
+
+DECISIONS_TABLE = "knowledge_reviews"
+
+
+def document_tables(with_decisions: bool) -> list[str]:
+    """Every table with a doc_id column, the decisions' only when `with_decisions`."""
+    return [table for table, columns in TABLES.items()
+            if "doc_id" in columns and (with_decisions or table != DECISIONS_TABLE)]
+
+
+def document_row_counts(store: Store, doc_id: str) -> dict[str, int]:
+    """How many rows the document has in each table that holds any (decisions included)."""
+    counts = {}
+    for table in document_tables(with_decisions=True):
+        n = store.fetch(f'SELECT count(*) AS n FROM "{table}" WHERE doc_id = ?', [doc_id])[0]["n"]
+        if n:
+            counts[table] = n
+    return counts
+
+
+def remove_document_rows(store: Store, doc_id: str, with_decisions: bool) -> dict[str, int]:
+    """Deletes the document's rows from every table of `document_tables`, in one transaction;
+    returns the rows deleted per table (tables it had none in left out)."""
+    before = document_row_counts(store, doc_id)
+    tables = [table for table in document_tables(with_decisions) if table in before]
+    store.replace_partition(doc_id, {table: [] for table in tables})
+    return {table: before[table] for table in tables}

@@ -233,7 +233,7 @@ def test_run_and_export_write_each_document_into_out_doc_id_and_every_bad_file_i
     failed = [line for line in result.stdout.splitlines() if line.startswith("FAILED")]
     assert failed[:2] == [f"FAILED  {docs / 'gone.md'}: broken symlink: its target nowhere.md does not exist",
                           f"FAILED  {docs / 'loop.md'}: symlink loop: the link leads back to itself, never to a file"]
-    assert len(failed) == 3 and "truncated.pdf: parsed_chunks: " in failed[2]
+    assert len(failed) == 3 and "truncated.pdf  new document: parsed_chunks: " in failed[2]
     assert "corrupt or truncated PDF" in failed[2]
     assert result.stderr.strip().splitlines() == ["3 of 4 documents failed"]
 

@@ -114,7 +114,8 @@ def register_files(store: Store, paths: Sequence[Path], explicit_doc_id: str | N
         try:
             source = identify(path, explicit_doc_id)
         except DocumentError as exc:
-            sources.setdefault(Path(path).resolve(), exc)
+            # Keyed by the path as given: a symlink loop cannot be resolved.
+            sources.setdefault(Path(path).absolute(), exc)
             continue
         sources.setdefault(source.path, source)
     known_first = sorted(

@@ -14,7 +14,7 @@ from dagster._core.instance.ref import InstanceRef
 from knowledge_assets.ids import term_id
 from knowledge_assets.ingest.documents import content_hash_doc_id
 from tests.conftest import SAMPLE_MARKDOWN
-from tests.test_cli import _cli
+from tests.support.cli import cli_process
 
 OFFLINE = {"KNOWLEDGE_LLM_BACKEND": "offline"}
 TITLE = "Maintenance KPI Procedure"
@@ -27,7 +27,7 @@ def _doc_id_of(path) -> str:
 
 
 def _run(tmp_path, *args):
-    result = _cli(["run", *map(str, args)], tmp_path, tmp_path, **OFFLINE)
+    result = cli_process(["run", *map(str, args)], tmp_path, tmp_path, **OFFLINE)
     assert "Traceback" not in result.stdout + result.stderr
     return result
 
@@ -59,7 +59,8 @@ def test_an_edited_file_keeps_its_doc_id_and_the_decisions_of_its_unchanged_entr
     assert _line(first, "ok ").startswith(f"{named}  new document  pages=1")
     mttr, mtbf = term_id(doc_id, "Mean Time To Repair"), term_id(doc_id, "Mean Time Between Failures")
     for ref in (mttr, mtbf):
-        approved = _cli(["review", "approve", ref, "--doc-id", doc_id, "--reviewer", "alice"], tmp_path, tmp_path)
+        approved = cli_process(["review", "approve", ref, "--doc-id", doc_id, "--reviewer", "alice"],
+                               tmp_path, tmp_path)
         assert approved.returncode == 0, approved.stderr
 
     kpi.write_text(kpi.read_text(encoding="utf-8").replace(MTTR_DEFINITION, MTTR_REWORDED), encoding="utf-8")
@@ -68,7 +69,7 @@ def test_an_edited_file_keeps_its_doc_id_and_the_decisions_of_its_unchanged_entr
     assert second.returncode == 0, second.stdout + second.stderr
     assert _line(second, "ok ").startswith(f"{named}  new revision 2  pages=1")
     assert _registry(tmp_path) == [(doc_id, 1, "kpi.md"), (doc_id, 2, "kpi.md")]
-    listed = _cli(["review", "list", "--doc-id", doc_id, "--json"], tmp_path, tmp_path)
+    listed = cli_process(["review", "list", "--doc-id", doc_id, "--json"], tmp_path, tmp_path)
     pending = {item["id"]: item for item in json.loads(listed.stdout)}
     assert mtbf not in pending  # unchanged: still approved
     assert pending[mttr]["state"] == "stale"

@@ -37,7 +37,7 @@ from knowledge_assets.llm.responses import (
     GlossaryResponse,
     RuleResponse,
 )
-from knowledge_assets.llm.results import CallFailure, CallResult, LLMConfigurationError, RetryBudget, call_usage
+from knowledge_assets.llm.results import CallFailure, CallResult, LLMConfigurationError, RunCalls, call_usage
 from knowledge_assets.llm.settings import LLMSettings
 from knowledge_assets.store.database import Store
 
@@ -103,12 +103,12 @@ class Extractor:
 
     @classmethod
     def from_settings(cls, settings: LLMSettings, store: Store | None = None,
-                      retry_budget: RetryBudget | None = None) -> Extractor:
+                      run_calls: RunCalls | None = None) -> Extractor:
         if settings.backend == "openai":
             # The SDK costs a third of a second to import; the offline path never needs it.
             from knowledge_assets.llm.openai_backend import OpenAIBackend
 
-            backend: Backend = OpenAIBackend(settings, retry_budget=retry_budget)
+            backend: Backend = OpenAIBackend(settings, run_calls=run_calls)
         else:
             backend = OfflineBackend(settings.tier)
         cache = ResponseCache(store) if store is not None and settings.use_cache else None

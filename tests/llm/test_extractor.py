@@ -16,7 +16,7 @@ from knowledge_assets.llm.prompts import PROMPTS_DIR, load_prompt
 from knowledge_assets.llm.requests import FormulaRequest, RuleRequest, SourceChunk
 from knowledge_assets.llm.results import CallFailure, LLMConfigurationError
 from knowledge_assets.llm.usage import record_usage
-from tests.llm.conftest import FAKE_KEY
+from tests.llm.conftest import FAKE_KEY, flaky_attempts
 from tests.support.openai_server import Fault
 
 
@@ -100,6 +100,15 @@ def test_a_changed_prompt_re_requests_only_its_branch(openai_server, llm_setting
     assert len(resent) == 2 and all("You extract every rule" in r.body["messages"][0]["content"] for r in resent)
 
 
+def test_a_flaky_endpoint_fails_the_call_it_dropped_and_answers_the_others(openai_server, llm_settings):
+    openai_server.inject(*flaky_attempts())
+    settings = replace(llm_settings, max_concurrency=1, max_retries=4)
+    extractor = Extractor(OpenAIBackend(settings, sleep=lambda _: None), max_concurrency=1)
+    results = extractor.run(formula_requests(3))
+    assert [r.outcome for r in results] == ["transport", "ok", "ok"]
+    assert len(openai_server.requests) == 5 + 2
+
+
 def test_a_configuration_error_stops_the_run(openai_server, llm_settings):
     openai_server.inject(*[Fault(status=401, message="bad key")] * 20)
     with pytest.raises(LLMConfigurationError):
@@ -178,14 +187,15 @@ def test_a_truncated_formula_batch_splits_its_chunks_with_their_candidates(opena
 
 
 def test_the_retry_budget_is_shared_by_every_call_of_a_run(openai_server, llm_settings):
-    from knowledge_assets.llm.results import RetryBudget
+    from knowledge_assets.llm.results import RunCalls
 
     openai_server.inject(*[Fault.server_error()] * 30)
-    budget = RetryBudget(3)
+    budget = RunCalls(3)
     settings = replace(llm_settings, max_concurrency=1, max_retries=4)
-    extractor = Extractor(OpenAIBackend(settings, sleep=lambda _: None, retry_budget=budget), max_concurrency=1)
+    extractor = Extractor(OpenAIBackend(settings, sleep=lambda _: None, run_calls=budget), max_concurrency=1)
     results = extractor.run(formula_requests(4))
     assert all(r.outcome == "transport" for r in results)
     # Without the budget: 4 calls x 5 attempts = 20 requests; with it, 4 first attempts + 3 retries.
-    assert len(openai_server.requests) == 7 and budget.spent == 3
+    assert len(openai_server.requests) == 7 and budget.retries_spent == 3
     assert "retry budget (3) is spent" in results[-1].answer.message
+

@@ -3,7 +3,8 @@
 It speaks `POST /v1/chat/completions`, so the openai SDK's real request, timeout, parsing
 and error paths run against it. It answers through a callable (request body → message
 content), can be told to misbehave for the next requests (429 with Retry-After, 500, slow
-answers, malformed JSON, `finish_reason = "length"`, no json_schema support), simulates a
+answers, malformed JSON, `finish_reason = "length"`, a connection closed without an answer,
+no json_schema support), simulates a
 provider's prompt cache (identical prefixes of >= 1024 tokens, in 128-token steps, are
 reported in `usage.prompt_tokens_details.cached_tokens`), counts requests in flight, and
 records every request with its headers.
@@ -38,6 +39,7 @@ class Fault:
     content: str | None = None
     finish_reason: str = "stop"
     message: str = "injected fault"
+    drop: bool = False
 
     @classmethod
     def rate_limited(cls, retry_after: float) -> Fault:
@@ -58,6 +60,11 @@ class Fault:
     @classmethod
     def truncated(cls) -> Fault:
         return cls(finish_reason="length")
+
+    @classmethod
+    def dropped(cls) -> Fault:
+        """The request is read and the connection closed without a response."""
+        return cls(drop=True)
 
 
 @dataclass(frozen=True)
@@ -156,6 +163,9 @@ def _handler(state: _State) -> type[BaseHTTPRequestHandler]:
         def _respond(self, body: dict, fault: Fault) -> None:
             if self.path.rstrip("/") != "/v1/chat/completions":
                 return self._send(404, {"error": {"message": f"no route {self.path}"}})
+            if fault.drop:
+                self.close_connection = True
+                return
             if fault.status:
                 headers = {"retry-after": fault.retry_after} if fault.retry_after else {}
                 return self._send(fault.status, {"error": {"message": fault.message, "type": "injected"}}, headers)

@@ -2,7 +2,9 @@
 
 What happened decides the outcome: an endpoint that never answered is a configuration error
 (the document fails, exit 1); a call that failed after the endpoint answered is a failed call
-(exit 3), asked again by a re-run."""
+(exit 3), asked again by a re-run; a truncated answer's halves are cached like any answer."""
+
+import duckdb
 
 from tests.conftest import SAMPLE_MARKDOWN
 from tests.llm.conftest import flaky_attempts, valid_answer
@@ -33,3 +35,21 @@ def test_an_endpoint_that_refuses_every_connection_fails_the_document(tmp_path):
     [failed] = [line for line in result.stdout.splitlines() if line.startswith("FAILED")]
     assert "cannot be reached (connection failed, 4 retries)" in failed and "Traceback" not in result.stderr
 
+
+def test_an_unchanged_re_run_after_a_truncation_sends_no_request(tmp_path):
+    # The sample's longest glossary and rule batches are cut off; their halves are not.
+    with OpenAIServer(valid_answer, truncates_over_chars=8000) as server:
+        sent = []
+        for _ in range(2):
+            before = len(server.requests)
+            result = _cli(["run", str(SAMPLE_MARKDOWN)], tmp_path, tmp_path,
+                          **_model_env(server, KNOWLEDGE_LLM_CACHE="on"))
+            assert result.returncode == 0, result.stdout + result.stderr
+            assert "failed_calls=0 unanswered=0" in _line(result)
+            sent.append(len(server.requests) - before)
+        truncated = sum(len(r.body["messages"][-1]["content"]) > 8000 for r in server.requests)
+    # Five requests, each truncated one asked again as two halves; then nothing at all.
+    assert truncated >= 2 and sent == [5 + 2 * truncated, 0]
+    con = duckdb.connect(str(tmp_path / "home" / "knowledge.duckdb"), read_only=True)
+    rows, keys = con.execute("SELECT count(*), count(DISTINCT cache_key) FROM llm_cache").fetchone()
+    assert rows == keys == sent[0]

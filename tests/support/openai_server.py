@@ -5,10 +5,10 @@ and error paths run against it. It answers through a callable (request body → 
 content), can be told to misbehave for the next requests (429 with Retry-After, 500, slow
 answers, malformed JSON, `finish_reason = "length"`, a connection closed without an answer,
 no json_schema support), can cut off every answer to a prompt over a length (a model whose
-output limit a long batch always hits), simulates a
-provider's prompt cache (identical prefixes of >= 1024 tokens, in 128-token steps, are
-reported in `usage.prompt_tokens_details.cached_tokens`), counts requests in flight, and
-records every request with its headers.
+output limit a long batch always hits), simulates a provider's prompt cache (identical
+prefixes of >= 1024 tokens, in 128-token steps, are reported in
+`usage.prompt_tokens_details.cached_tokens`), counts requests in flight, and records every
+request with its headers.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@ import dagster as dg
 
 from knowledge_assets.llm.extractor import Extractor
 from knowledge_assets.llm.requests import BranchName
-from knowledge_assets.llm.results import RetryBudget
+from knowledge_assets.llm.results import RunCalls
 from knowledge_assets.llm.settings import (
     DEFAULT_MAX_CONCURRENCY,
     DEFAULT_MAX_RETRIES,
@@ -14,8 +14,9 @@ from knowledge_assets.llm.usage import Price, price_for
 from knowledge_assets.llm.versions import branch_code_version
 from knowledge_assets.store.database import Store
 
-# One retry budget per run, shared by its steps; a process runs few runs, so none is dropped.
-_RUN_BUDGETS: dict[str, RetryBudget] = {}
+# One retry budget and endpoint record per run, shared by its steps; a process runs few runs,
+# so none is dropped.
+_RUN_CALLS: dict[str, RunCalls] = {}
 
 
 class LLMPrice(dg.Config):
@@ -62,11 +63,11 @@ class KnowledgeLLM(dg.ConfigurableResource):
         )
 
     def extractor(self, store: Store, run_id: str | None = None) -> Extractor:
-        """The extractor of one asset step; steps of one run share one retry budget (the job
-        runs its steps in one process)."""
+        """The extractor of one asset step; steps of one run share one retry budget and what
+        the endpoint has answered (the job runs its steps in one process)."""
         settings = self.settings()
-        budget = _RUN_BUDGETS.setdefault(run_id, RetryBudget(settings.retry_budget)) if run_id else None
-        return Extractor.from_settings(settings, store, budget)
+        run_calls = _RUN_CALLS.setdefault(run_id, RunCalls(settings.retry_budget)) if run_id else None
+        return Extractor.from_settings(settings, store, run_calls)
 
     def price_table_entry(self) -> Price | None:
         override = Price(self.price.input, self.price.cached_input, self.price.output) if self.price else None

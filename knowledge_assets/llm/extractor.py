@@ -7,7 +7,10 @@ the calling thread; worker threads only talk to the model.
 
 An answer cut off at the output limit (`finish_reason: length`) is never dropped whole: the
 request is asked again as its two halves (terms, or chunks), down to MAX_SPLIT_DEPTH halvings,
-so one long batch costs at most a few more calls instead of all its entries.
+so one long batch costs at most a few more calls instead of all its entries. The calling
+thread splits it, and a half is looked up in the cache like any request: the cache records
+that the truncated request was answered by its halves, so an unchanged re-run replays the
+halves and sends nothing.
 """
 
 from __future__ import annotations
@@ -15,13 +18,13 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor, as_completed
-from dataclasses import replace
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass, replace
 from typing import Protocol, overload
 
 import pydantic
 
-from knowledge_assets.llm.cache import ResponseCache, cache_key
+from knowledge_assets.llm.cache import CachedAnswer, ResponseCache, cache_key
 from knowledge_assets.llm.offline import OfflineBackend
 from knowledge_assets.llm.requests import (
     DomainContextRequest,
@@ -37,7 +40,7 @@ from knowledge_assets.llm.responses import (
     GlossaryResponse,
     RuleResponse,
 )
-from knowledge_assets.llm.results import CallFailure, CallResult, LLMConfigurationError, RetryBudget, call_usage
+from knowledge_assets.llm.results import CallFailure, CallResult, LLMConfigurationError, RunCalls, call_usage
 from knowledge_assets.llm.settings import LLMSettings
 from knowledge_assets.store.database import Store
 
@@ -73,7 +76,8 @@ def _truncated(result: CallResult) -> bool:
 def _charged(truncated: CallResult, halves: list[CallResult]) -> list[CallResult]:
     """The halves' results, the first carrying the truncated call's spend and one more retry:
     the tokens are accounted, and the truncated call, answered by its halves, is not counted
-    as a failed call."""
+    as a failed call. The first carries a request sent this run, so it is no replay even when
+    its half came from the cache."""
     spent, first = truncated.usage, halves[0].usage
     usage = first.model_copy(update={
         "prompt_tokens": first.prompt_tokens + spent.prompt_tokens,
@@ -82,7 +86,26 @@ def _charged(truncated: CallResult, halves: list[CallResult]) -> list[CallResult
         "latency_s": first.latency_s + spent.latency_s,
         "retries": first.retries + spent.retries + 1,
     })
-    return [replace(halves[0], usage=usage), *halves[1:]]
+    return [replace(halves[0], usage=usage, cache_hit=False), *halves[1:]]
+
+
+@dataclass
+class _Call:
+    """One request of a run (a half at `depth` > 0) and what answered it: its result, or its
+    two halves, after the truncated result that made them when it was asked this run."""
+
+    request: ExtractionRequest
+    depth: int
+    key: str | None
+    result: CallResult | None = None
+    halves: tuple[_Call, _Call] | None = None
+
+    def results(self) -> list[CallResult]:
+        if self.halves is None:
+            assert self.result is not None
+            return [self.result]
+        answered = [*self.halves[0].results(), *self.halves[1].results()]
+        return answered if self.result is None else _charged(self.result, answered)
 
 
 class Backend(Protocol):
@@ -103,12 +126,12 @@ class Extractor:
 
     @classmethod
     def from_settings(cls, settings: LLMSettings, store: Store | None = None,
-                      retry_budget: RetryBudget | None = None) -> Extractor:
+                      run_calls: RunCalls | None = None) -> Extractor:
         if settings.backend == "openai":
             # The SDK costs a third of a second to import; the offline path never needs it.
             from knowledge_assets.llm.openai_backend import OpenAIBackend
 
-            backend: Backend = OpenAIBackend(settings, retry_budget=retry_budget)
+            backend: Backend = OpenAIBackend(settings, run_calls=run_calls)
         else:
             backend = OfflineBackend(settings.tier)
         cache = ResponseCache(store) if store is not None and settings.use_cache else None
@@ -130,66 +153,102 @@ class Extractor:
         truncated, one per half it was asked as (each result names its own request). Failed
         items come back as CallFailure records; only LLMConfigurationError (no call could
         succeed) is raised."""
-        keys = self._cache_keys(requests)
-        cached = self.cache.lookup([k for k in keys if k]) if self.cache else {}
-        replays = [self._replay(r, cached[k]) if k in cached else None for r, k in zip(requests, keys)]
-        results: list[list[CallResult] | None] = [[replay] if replay else None for replay in replays]
-        pending = [i for i, result in enumerate(results) if result is None]
+        calls = [self._call(request, depth=0) for request in requests]
+        pending = self._from_cache(calls)
         if pending:
-            self._ask(requests, pending, results)
-        return [result for group in results for result in group]  # type: ignore[union-attr]
+            self._ask(pending)
+        return [result for call in calls for result in call.results()]
 
-    def _cache_keys(self, requests: Sequence[ExtractionRequest]) -> list[str | None]:
-        if self.cache is None:
-            return [None] * len(requests)
-        identities = (self.backend.cache_identity(request) for request in requests)
-        return [cache_key(identity) if identity is not None else None for identity in identities]
+    def _call(self, request: ExtractionRequest, depth: int) -> _Call:
+        identity = self.backend.cache_identity(request) if self.cache is not None else None
+        return _Call(request, depth, cache_key(identity) if identity is not None else None)
 
-    def _ask(self, requests, pending: list[int], results: list[list[CallResult] | None]) -> None:
-        pool = ThreadPoolExecutor(max_workers=min(self.max_concurrency, len(pending)), thread_name_prefix="llm")
+    def _halves(self, call: _Call) -> tuple[_Call, _Call] | None:
+        halves = split_request(call.request) if call.depth < MAX_SPLIT_DEPTH else None
+        if halves is None:
+            return None
+        return self._call(halves[0], call.depth + 1), self._call(halves[1], call.depth + 1)
+
+    def _from_cache(self, calls: list[_Call]) -> list[_Call]:
+        """Answers the calls the cache holds, a split one by its halves' entries, level by
+        level; returns the calls left to ask."""
+        to_ask: list[_Call] = []
+        while calls:
+            keys = [call.key for call in calls if call.key]
+            stored = self.cache.lookup(keys) if self.cache is not None and keys else {}
+            next_level: list[_Call] = []
+            for call in calls:
+                found = stored.get(call.key) if call.key else None
+                halves = self._halves(call) if found is not None and found.answered_by_halves else None
+                if halves is not None:
+                    call.halves = halves
+                    next_level += halves
+                elif found is not None and (replay := self._replay(call.request, found)) is not None:
+                    call.result = replay
+                else:
+                    to_ask.append(call)
+            calls = next_level
+        return to_ask
+
+    def _ask(self, pending: list[_Call]) -> None:
+        pool = ThreadPoolExecutor(max_workers=self.max_concurrency, thread_name_prefix="llm")
         fatal: list[LLMConfigurationError] = []
         lock = threading.Lock()
 
-        def answer(request: ExtractionRequest, depth: int = 0) -> list[CallResult]:
+        def answer(request: ExtractionRequest) -> CallResult:
             # After a configuration error every further call would fail the same way: a
             # worker picks up no new request once one has seen it, and re-raises that error.
             with lock:
                 if fatal:
                     raise fatal[0]
             try:
-                result = self.backend.answer(request)
+                return self.backend.answer(request)
             except LLMConfigurationError as exc:
                 with lock:
                     fatal.append(exc)
                 raise
-            halves = split_request(request) if _truncated(result) and depth < MAX_SPLIT_DEPTH else None
-            if halves is None:
-                return [result]
-            return _charged(result, [*answer(halves[0], depth + 1), *answer(halves[1], depth + 1)])
 
         try:
-            futures = {pool.submit(answer, requests[i]): i for i in pending}
-            for future in as_completed(futures):
-                group = results[futures[future]] = future.result()
-                self._store(group)
+            asked: dict[Future, _Call] = {pool.submit(answer, call.request): call for call in pending}
+            while asked:
+                done, _ = wait(asked, return_when=FIRST_COMPLETED)
+                for future in done:
+                    call = asked.pop(future)
+                    call.result = future.result()
+                    for half in self._settle(call):
+                        asked[pool.submit(answer, half.request)] = half
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
 
-    def _store(self, results: Sequence[CallResult]) -> None:
-        if self.cache is None:
-            return
-        for result, key in zip(results, self._cache_keys([r.request for r in results])):
-            if key and result.ok:
-                self.cache.store_answer(key, result.request.branch, self.backend.name, self.backend.deployment,
-                                        result.answer, result.usage.structured_output_mode)
+    def _settle(self, call: _Call) -> list[_Call]:
+        """Stores the call's answer; a truncated one is split, and its halves the cache does
+        not hold are returned, to be asked."""
+        assert call.result is not None
+        halves = self._halves(call) if _truncated(call.result) else None
+        self._store(call, split=halves is not None)
+        if halves is None:
+            return []
+        call.halves = halves
+        return self._from_cache(list(halves))
 
-    def _replay(self, request: ExtractionRequest, stored: tuple[str, str]) -> CallResult | None:
+    def _store(self, call: _Call, *, split: bool) -> None:
+        result = call.result
+        assert result is not None
+        if self.cache is None or not call.key or not (split or result.ok):
+            return
+        where = (call.key, call.request.branch, self.backend.name, self.backend.deployment)
+        mode = result.usage.structured_output_mode
+        if split:
+            self.cache.store_split(*where, mode)
+        else:
+            self.cache.store_answer(*where, result.answer, mode)  # type: ignore[arg-type]
+
+    def _replay(self, request: ExtractionRequest, stored: CachedAnswer) -> CallResult | None:
         started = time.monotonic()
-        response_json, mode = stored
         try:
-            response = RESPONSE_FOR[type(request)].model_validate_json(response_json)
+            response = RESPONSE_FOR[type(request)].model_validate_json(stored.response_json)
         except pydantic.ValidationError:
             return None  # stored by an older schema: ask again
         usage = call_usage(request.branch, deployment=self.backend.deployment, tier=self.backend.tier,
-                           latency_s=time.monotonic() - started, structured_output_mode=mode)
+                           latency_s=time.monotonic() - started, structured_output_mode=stored.structured_output_mode)
         return CallResult(request, response, usage, cache_hit=True)

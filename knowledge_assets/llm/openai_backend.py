@@ -12,10 +12,13 @@ connection errors are retried with exponential back-off and jitter; Retry-After 
 Three bounds keep a failing provider from stalling or amplifying a run: each request times
 out after `timeout_s` (KNOWLEDGE_LLM_TIMEOUT_S, --llm-timeout) and a timed-out request is sent
 again once only (a provider that hangs once mostly hangs again); every retry of a run draws on
-one shared budget (`RetryBudget`, KNOWLEDGE_LLM_RETRY_BUDGET), past which a failing call fails
-at once; an endpoint that refuses connections through all retries is a configuration error,
-which stops the run with one line instead of failing every call in turn. A truncated answer
-is returned as a `truncated` failure, which the Extractor re-asks as two halves.
+one shared budget (`RunCalls`, KNOWLEDGE_LLM_RETRY_BUDGET), past which a failing call fails
+at once; an endpoint that has not answered one attempt of the run when a call's retries end
+in a connection error cannot be reached: a configuration error, which stops the run with one
+line instead of failing every call in turn. Once it has answered (any HTTP status), a
+connection that fails later is the provider's fault of the moment: a failed call
+(`transport`), which a re-run asks again. A truncated answer is returned as a `truncated`
+failure, which the Extractor re-asks as two halves.
 
 The API key goes to the SDK client and nowhere else. Error messages are rebuilt from the
 status code and the server's error text with the key redacted, never from headers.
@@ -37,7 +40,7 @@ from openai import OpenAI
 from knowledge_assets.llm.prompts import PLACEHOLDERS, PromptTemplate, load_prompt, placeholder_values
 from knowledge_assets.llm.requests import BranchName, ExtractionRequest
 from knowledge_assets.llm.responses import RESPONSE_FOR
-from knowledge_assets.llm.results import CallFailure, CallResult, LLMConfigurationError, RetryBudget, call_usage
+from knowledge_assets.llm.results import CallFailure, CallResult, LLMConfigurationError, RunCalls, call_usage
 from knowledge_assets.llm.settings import LLMSettings
 
 log = logging.getLogger(__name__)
@@ -96,10 +99,10 @@ class OpenAIBackend:
     name = "openai"
 
     def __init__(self, settings: LLMSettings, prompts: dict[BranchName, PromptTemplate] | None = None,
-                 sleep: Callable[[float], None] = time.sleep, retry_budget: RetryBudget | None = None):
+                 sleep: Callable[[float], None] = time.sleep, run_calls: RunCalls | None = None):
         self.settings = settings
-        # Shared by every call of the run when the caller passes the run's budget.
-        self.retry_budget = retry_budget or RetryBudget(settings.retry_budget)
+        # Shared by every call of the run when the caller passes the run's.
+        self.run_calls = run_calls or RunCalls(settings.retry_budget)
         # Loaded once, up front: a missing or malformed prompt file fails before any request,
         # and worker threads only ever read this dict.
         self._prompts = prompts if prompts is not None else {branch: load_prompt(branch) for branch in PLACEHOLDERS}
@@ -143,23 +146,23 @@ class OpenAIBackend:
                 invalid += 1
                 if invalid >= 2:
                     failure = CallFailure("invalid", f"answer failed validation twice: {exc}")
-                elif not self.retry_budget.take():
+                elif not self.run_calls.take_retry():
                     failure = CallFailure("invalid", f"{exc}; {self._budget_spent()}")
                 else:
                     retries += 1
             except _Retryable as exc:
                 timeouts += exc.kind == "timeout"
-                if retries >= self.settings.max_retries or timeouts > MAX_TIMEOUT_RETRIES:
-                    if exc.kind == "connection":
-                        raise LLMConfigurationError(
-                            f"the model endpoint {_endpoint(self.settings)} cannot be reached "
-                            f"({exc}, {retries} retries)") from None
-                    failure = CallFailure("transport", f"gave up after {retries} retries: {exc}")
-                elif not self.retry_budget.take():
-                    failure = CallFailure("transport", f"{exc}; {self._budget_spent()}")
-                else:
+                exhausted = retries >= self.settings.max_retries or timeouts > MAX_TIMEOUT_RETRIES
+                if not exhausted and self.run_calls.take_retry():
                     self._wait(request.branch, exc, retries)
                     retries += 1
+                    continue
+                if exc.kind == "connection" and not self.run_calls.endpoint_has_answered:
+                    raise LLMConfigurationError(
+                        f"the model endpoint {_endpoint(self.settings)} cannot be reached "
+                        f"({exc}, {retries} retries)") from None
+                failure = CallFailure("transport", f"gave up after {retries} retries: {exc}" if exhausted
+                                      else f"{exc}; {self._budget_spent()}")
             except _Final as exc:
                 failure = CallFailure(exc.kind, str(exc))
         usage = call_usage(
@@ -187,11 +190,13 @@ class OpenAIBackend:
                                          messages=template.messages(values, response_type.model_json_schema()),
                                          max_completion_tokens=MAX_OUTPUT_TOKENS, **extra)
         except openai.APIStatusError as exc:
+            self.run_calls.record_answer()
             raise self._classify(exc, mode) from None
         except openai.APITimeoutError:
             raise _Retryable(f"no answer within the {self.settings.timeout_s:g}s timeout", kind="timeout") from None
         except openai.APIConnectionError:
             raise _Retryable("connection failed", kind="connection") from None
+        self.run_calls.record_answer()
         try:
             body = raw.http_response.json()
         except ValueError:
@@ -220,7 +225,7 @@ class OpenAIBackend:
         return text[:300]
 
     def _budget_spent(self) -> str:
-        return f"not retried: the run's retry budget ({self.retry_budget.total}) is spent"
+        return f"not retried: the run's retry budget ({self.run_calls.retry_budget}) is spent"
 
     def _fall_back_to_json_object(self) -> None:
         with self._mode_lock:

@@ -23,25 +23,37 @@ ResponseT = TypeVar("ResponseT", bound=ExtractionResponse)
 
 
 class LLMConfigurationError(KnowledgeError, RuntimeError):
-    """No call can succeed (bad key, unknown model, unreachable prompt): the run stops with a
-    message a user can act on, rather than escalating every item one by one."""
+    """No call can succeed (bad key, unknown model, an endpoint that never answered): the run
+    stops with a message a user can act on, rather than escalating every item one by one."""
 
 
 @dataclass
-class RetryBudget:
-    """Retries a whole run may spend, shared by every call and thread of the run."""
+class RunCalls:
+    """What every call of one run shares, across its steps and threads: the retries the run may
+    still spend, and whether the endpoint has answered it yet. The second tells an endpoint
+    that cannot be reached (a configuration error) from a flaky one: once any attempt got an
+    HTTP response, a connection that fails later is a failed call, asked again by a re-run."""
 
-    total: int
-    spent: int = 0
+    retry_budget: int
+    retries_spent: int = 0
+    _answered: threading.Event = field(default_factory=threading.Event, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
-    def take(self) -> bool:
+    def take_retry(self) -> bool:
         """One retry, if any is left."""
         with self._lock:
-            if self.spent >= self.total:
+            if self.retries_spent >= self.retry_budget:
                 return False
-            self.spent += 1
+            self.retries_spent += 1
             return True
+
+    def record_answer(self) -> None:
+        """An attempt got an HTTP response, whatever its status."""
+        self._answered.set()
+
+    @property
+    def endpoint_has_answered(self) -> bool:
+        return self._answered.is_set()
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from knowledge_assets.ingest.parse import parse_document
 from knowledge_assets.llm.requests import SourceChunk
 from knowledge_assets.llm.settings import LLMSettings, resolve_settings
 from tests.conftest import SAMPLE_MARKDOWN, SAMPLE_PDF
-from tests.support.openai_server import OpenAIServer, schema_title, term_count
+from tests.support.openai_server import Fault, OpenAIServer, schema_title, term_count
 
 FAKE_KEY = "sk-test-SECRET123"
 
@@ -29,6 +29,13 @@ def valid_answer(body: dict) -> dict:
     if title == "DomainContextResponse":
         return {"title": None, "purpose_verbatim": None, "key_parameters": [], "span": None, "chunk_id": None}
     return {"formulas": []} if title == "FormulaResponse" else {"rules": []}
+
+
+def flaky_attempts() -> list[Fault]:
+    """One call's five attempts as a flaky provider met them (issue 20): an answer that fails
+    the schema, a rate limit, a server error, then two connections dropped unanswered."""
+    return [Fault(content='{"formulas": [{"name": "no span"}]}'), Fault.rate_limited(retry_after=0.01),
+            Fault(status=503, message="Service unavailable"), Fault.dropped(), Fault.dropped()]
 
 
 @pytest.fixture

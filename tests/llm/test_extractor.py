@@ -7,17 +7,19 @@ import logging
 import shutil
 from dataclasses import replace
 
+import pydantic
 import pytest
 
-from knowledge_assets.llm.cache import ResponseCache
-from knowledge_assets.llm.extractor import Extractor
+from knowledge_assets.llm.cache import ANSWERED_BY_HALVES, ResponseCache
+from knowledge_assets.llm.extractor import Extractor, split_request
 from knowledge_assets.llm.openai_backend import OpenAIBackend
 from knowledge_assets.llm.prompts import PROMPTS_DIR, load_prompt
 from knowledge_assets.llm.requests import FormulaRequest, RuleRequest, SourceChunk
+from knowledge_assets.llm.responses import RESPONSE_FOR
 from knowledge_assets.llm.results import CallFailure, LLMConfigurationError
 from knowledge_assets.llm.usage import record_usage
-from tests.llm.conftest import FAKE_KEY
-from tests.support.openai_server import Fault
+from tests.llm.conftest import FAKE_KEY, flaky_attempts, valid_answer
+from tests.support.openai_server import Fault, OpenAIServer
 
 
 def chunk(n: int) -> SourceChunk:
@@ -100,6 +102,15 @@ def test_a_changed_prompt_re_requests_only_its_branch(openai_server, llm_setting
     assert len(resent) == 2 and all("You extract every rule" in r.body["messages"][0]["content"] for r in resent)
 
 
+def test_a_flaky_endpoint_fails_the_call_it_dropped_and_answers_the_others(openai_server, llm_settings):
+    openai_server.inject(*flaky_attempts())
+    settings = replace(llm_settings, max_concurrency=1, max_retries=4)
+    extractor = Extractor(OpenAIBackend(settings, sleep=lambda _: None), max_concurrency=1)
+    results = extractor.run(formula_requests(3))
+    assert [r.outcome for r in results] == ["transport", "ok", "ok"]
+    assert len(openai_server.requests) == 5 + 2
+
+
 def test_a_configuration_error_stops_the_run(openai_server, llm_settings):
     openai_server.inject(*[Fault(status=401, message="bad key")] * 20)
     with pytest.raises(LLMConfigurationError):
@@ -178,14 +189,64 @@ def test_a_truncated_formula_batch_splits_its_chunks_with_their_candidates(opena
 
 
 def test_the_retry_budget_is_shared_by_every_call_of_a_run(openai_server, llm_settings):
-    from knowledge_assets.llm.results import RetryBudget
+    from knowledge_assets.llm.results import RunCalls
 
     openai_server.inject(*[Fault.server_error()] * 30)
-    budget = RetryBudget(3)
+    budget = RunCalls(3)
     settings = replace(llm_settings, max_concurrency=1, max_retries=4)
-    extractor = Extractor(OpenAIBackend(settings, sleep=lambda _: None, retry_budget=budget), max_concurrency=1)
+    extractor = Extractor(OpenAIBackend(settings, sleep=lambda _: None, run_calls=budget), max_concurrency=1)
     results = extractor.run(formula_requests(4))
     assert all(r.outcome == "transport" for r in results)
     # Without the budget: 4 calls x 5 attempts = 20 requests; with it, 4 first attempts + 3 retries.
-    assert len(openai_server.requests) == 7 and budget.spent == 3
+    assert len(openai_server.requests) == 7 and budget.retries_spent == 3
     assert "retry budget (3) is spent" in results[-1].answer.message
+
+
+def cache_rows(store) -> tuple[int, int]:
+    row = store.fetch("SELECT count(*) AS rows, count(DISTINCT cache_key) AS keys FROM llm_cache")[0]
+    return row["rows"], row["keys"]
+
+
+def longest_message(settings, requests) -> int:
+    backend = OpenAIBackend(settings)
+    return max(len(backend.cache_identity(request)["messages"][-1]["content"]) for request in requests)
+
+
+def test_an_unchanged_re_run_after_a_truncation_sends_nothing(llm_settings, store):
+    request = glossary_batch(16)
+    quarters = [quarter for half in split_request(request) for quarter in split_request(half)]
+    # A model whose output limit cuts off every answer to more than four terms, run after run.
+    with OpenAIServer(valid_answer, truncates_over_chars=longest_message(llm_settings, quarters)) as server:
+        settings = replace(llm_settings, base_url=server.base_url, max_concurrency=2)
+        sent, outcomes = [], []
+        for _ in range(3):
+            before = len(server.requests)
+            results = Extractor.from_settings(settings, store).run([request])
+            sent.append(len(server.requests) - before)
+            outcomes.append([(len(r.request.clusters), r.ok, r.cache_hit) for r in results])
+    # 16 -> 8 + 8 -> four batches of 4, each answered; then all of it from the cache.
+    assert sent == [1 + 2 + 4, 0, 0]
+    assert outcomes[0] == [(4, True, False)] * 4 and outcomes[1] == outcomes[2] == [(4, True, True)] * 4
+    # One row per key: the three requests answered by halves, and the four answers.
+    assert cache_rows(store) == (7, 7)
+
+
+def test_a_re_run_asks_again_only_the_half_that_failed(llm_settings, store):
+    request = glossary_batch(8)
+    halves = split_request(request)
+    with OpenAIServer(valid_answer, truncates_over_chars=longest_message(llm_settings, halves)) as server:
+        settings = replace(llm_settings, base_url=server.base_url, max_concurrency=1, max_retries=0)
+        server.inject(Fault(), Fault.server_error())
+        first = Extractor.from_settings(settings, store).run([request])
+        second = Extractor.from_settings(settings, store).run([request])
+        resent = server.requests[3:]
+    assert [r.outcome for r in first] == ["transport", "ok"]
+    assert [(r.ok, r.cache_hit) for r in second] == [(True, False), (True, True)]
+    assert len(resent) == 1 and resent[0].body["messages"][-1]["content"].count("[term ") == 4
+    assert cache_rows(store) == (3, 3)
+
+
+def test_no_branch_takes_the_split_record_for_an_answer():
+    for response in RESPONSE_FOR.values():
+        with pytest.raises(pydantic.ValidationError):
+            response.model_validate_json(ANSWERED_BY_HALVES)

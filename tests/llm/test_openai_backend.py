@@ -10,9 +10,9 @@ import pytest
 from knowledge_assets.llm.openai_backend import OpenAIBackend
 from knowledge_assets.llm.requests import FormulaRequest, GlossaryRequest, SourceChunk, TermBlock
 from knowledge_assets.llm.responses import FormulaResponse
-from knowledge_assets.llm.results import CallFailure, LLMConfigurationError
+from knowledge_assets.llm.results import CallFailure, LLMConfigurationError, RunCalls
 from knowledge_assets.llm.settings import resolve_settings
-from tests.llm.conftest import FAKE_KEY, valid_answer
+from tests.llm.conftest import FAKE_KEY, flaky_attempts, valid_answer
 from tests.support.openai_server import Fault, OpenAIServer, prompt_text
 
 CHUNK = SourceChunk(chunk_id="DOC::0003", text="Production = MOHH x Qty x PA x UA x Pty",
@@ -219,3 +219,47 @@ def test_an_unreachable_endpoint_stops_the_run_naming_it(llm_settings, monkeypat
     with pytest.raises(LLMConfigurationError) as raised:
         backend.answer(formula_request())
     assert "cannot be reached" in str(raised.value) and url.rsplit("/", 1)[0] in str(raised.value)
+
+
+def test_a_dropped_connection_is_retried(openai_server, llm_settings):
+    openai_server.inject(Fault.dropped())
+    backend, waits = backend_with_recorded_waits(llm_settings)
+    result = backend.answer(formula_request())
+    assert result.ok and result.usage.retries == 1 and len(waits) == 1
+    assert len(openai_server.requests) == 2
+
+
+def test_a_call_ending_in_dropped_connections_after_answers_is_a_failed_call(openai_server, llm_settings):
+    openai_server.inject(*flaky_attempts())
+    backend, waits = backend_with_recorded_waits(resolve_settings(timeout_s=2.0, max_retries=4))
+    result = backend.answer(formula_request())
+    assert isinstance(result.answer, CallFailure) and result.answer.kind == "transport"
+    assert result.answer.message == "gave up after 4 retries: connection failed"
+    assert len(openai_server.requests) == 5 and len(waits) == 3  # the invalid answer is re-asked at once
+
+
+def test_a_connection_failing_after_the_endpoint_answered_another_call_is_a_failed_call(openai_server, llm_settings):
+    settings = resolve_settings(timeout_s=2.0, max_retries=2)
+    run_calls = RunCalls(settings.retry_budget)
+    assert OpenAIBackend(settings, sleep=lambda _: None, run_calls=run_calls).answer(formula_request()).ok
+    openai_server.inject(*[Fault.dropped()] * 3)
+    # Another step of the same run: its own backend, the run's record of what answered.
+    result = OpenAIBackend(settings, sleep=lambda _: None, run_calls=run_calls).answer(formula_request())
+    assert isinstance(result.answer, CallFailure) and result.answer.kind == "transport"
+
+
+def test_an_endpoint_that_never_answers_is_unreachable_even_when_it_accepts_connections(openai_server, llm_settings):
+    openai_server.inject(*[Fault.dropped()] * 3)
+    backend, _ = backend_with_recorded_waits(resolve_settings(timeout_s=2.0, max_retries=2))
+    with pytest.raises(LLMConfigurationError) as raised:
+        backend.answer(formula_request())
+    assert "cannot be reached (connection failed, 2 retries)" in str(raised.value)
+
+
+def test_an_unreachable_endpoint_is_a_configuration_error_when_the_retry_budget_is_spent(llm_settings, monkeypatch):
+    with OpenAIServer(valid_answer) as gone:
+        monkeypatch.setenv("OPENAI_BASE_URL", gone.base_url)
+    backend, waits = backend_with_recorded_waits(resolve_settings(timeout_s=2.0, retry_budget=0))
+    with pytest.raises(LLMConfigurationError):
+        backend.answer(formula_request())
+    assert waits == []

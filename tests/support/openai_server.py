@@ -3,10 +3,12 @@
 It speaks `POST /v1/chat/completions`, so the openai SDK's real request, timeout, parsing
 and error paths run against it. It answers through a callable (request body → message
 content), can be told to misbehave for the next requests (429 with Retry-After, 500, slow
-answers, malformed JSON, `finish_reason = "length"`, no json_schema support), simulates a
-provider's prompt cache (identical prefixes of >= 1024 tokens, in 128-token steps, are
-reported in `usage.prompt_tokens_details.cached_tokens`), counts requests in flight, and
-records every request with its headers.
+answers, malformed JSON, `finish_reason = "length"`, a connection closed without an answer,
+no json_schema support), can cut off every answer to a prompt over a length (a model whose
+output limit a long batch always hits), simulates a provider's prompt cache (identical
+prefixes of >= 1024 tokens, in 128-token steps, are reported in
+`usage.prompt_tokens_details.cached_tokens`), counts requests in flight, and records every
+request with its headers.
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ class Fault:
     content: str | None = None
     finish_reason: str = "stop"
     message: str = "injected fault"
+    drop: bool = False
 
     @classmethod
     def rate_limited(cls, retry_after: float) -> Fault:
@@ -59,6 +62,11 @@ class Fault:
     def truncated(cls) -> Fault:
         return cls(finish_reason="length")
 
+    @classmethod
+    def dropped(cls) -> Fault:
+        """The request is read and the connection closed without a response."""
+        return cls(drop=True)
+
 
 @dataclass(frozen=True)
 class RecordedRequest:
@@ -73,6 +81,7 @@ class _State:
     latency_s: float
     supports_json_schema: bool
     report_cached_tokens: bool
+    truncates_over_chars: int | None
     faults: deque = field(default_factory=deque)
     requests: list[RecordedRequest] = field(default_factory=list)
     seen_prefixes: set[str] = field(default_factory=set)
@@ -84,8 +93,11 @@ class _State:
 
 class OpenAIServer:
     def __init__(self, answer: Answer, *, latency_s: float = 0.0, supports_json_schema: bool = True,
-                 report_cached_tokens: bool = True):
-        self._state = _State(answer, latency_s, supports_json_schema, report_cached_tokens)
+                 report_cached_tokens: bool = True, truncates_over_chars: int | None = None):
+        """`truncates_over_chars`: every answer to a request whose last message is longer
+        is cut off (`finish_reason = "length"`), as a model's output limit cuts off the
+        answers to a batch too long for it, run after run."""
+        self._state = _State(answer, latency_s, supports_json_schema, report_cached_tokens, truncates_over_chars)
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self._state))
         self._httpd.daemon_threads = True
         # A short poll keeps shutdown (and so every test's teardown) quick.
@@ -156,6 +168,9 @@ def _handler(state: _State) -> type[BaseHTTPRequestHandler]:
         def _respond(self, body: dict, fault: Fault) -> None:
             if self.path.rstrip("/") != "/v1/chat/completions":
                 return self._send(404, {"error": {"message": f"no route {self.path}"}})
+            if fault.drop:
+                self.close_connection = True
+                return
             if fault.status:
                 headers = {"retry-after": fault.retry_after} if fault.retry_after else {}
                 return self._send(fault.status, {"error": {"message": fault.message, "type": "injected"}}, headers)
@@ -166,7 +181,8 @@ def _handler(state: _State) -> type[BaseHTTPRequestHandler]:
             content = fault.content if fault.content is not None else state.answer(body)
             if not isinstance(content, str):
                 content = json.dumps(content, ensure_ascii=False)
-            self._send(200, _completion(body, content, fault.finish_reason, _usage(state, body, content)))
+            finish_reason = "length" if _over(state, body) else fault.finish_reason
+            self._send(200, _completion(body, content, finish_reason, _usage(state, body, content)))
 
         def _send(self, status: int, payload: dict, headers: dict[str, str] | None = None) -> None:
             data = json.dumps(payload).encode("utf-8")
@@ -185,6 +201,11 @@ def prompt_text(body: dict) -> str:
     """What the provider sees as the prompt, in order: messages, then the response schema."""
     text = "".join(str(message.get("content", "")) for message in body.get("messages", []))
     return text + json.dumps(body.get("response_format") or {}, sort_keys=True)
+
+
+def _over(state: _State, body: dict) -> bool:
+    limit = state.truncates_over_chars
+    return limit is not None and len(str(body["messages"][-1].get("content", ""))) > limit
 
 
 def _usage(state: _State, body: dict, content: str) -> dict:

@@ -15,7 +15,7 @@ from dagster._core.instance.ref import InstanceRef
 from tests.conftest import PROJECT_ROOT, SAMPLE_DOCUMENTS, SAMPLE_MARKDOWN
 from tests.documents import write_pdf
 from tests.llm.conftest import valid_answer
-from tests.support.cli import COMMAND, cli_env, cli_process, kpi_and_truncated_pdf
+from tests.support.cli import COMMAND, cli_env, cli_process, kpi_and_truncated_pdf, model_env
 from tests.support.openai_server import Fault, OpenAIServer
 
 
@@ -90,15 +90,10 @@ def test_ingest_registers_with_an_explicit_key_and_rerun_is_unchanged(tmp_path):
     assert bad.returncode == 1 and "is not a valid document key" in bad.stderr
 
 
-def _model_env(server, **extra):
-    return {"OPENAI_API_KEY": "sk-test-SECRET123", "OPENAI_BASE_URL": server.base_url,
-            "KNOWLEDGE_LLM_MODEL": "loopback-nano", "KNOWLEDGE_LLM_CACHE": "off", **extra}
-
-
 def test_a_refused_key_fails_the_document_with_the_cause_on_one_line(tmp_path):
     with OpenAIServer(valid_answer) as server:
         server.inject(*[Fault(status=401, message="Incorrect API key provided: sk-test-SECRET123")] * 20)
-        result = cli_process(["run", str(SAMPLE_MARKDOWN)], tmp_path, tmp_path, **_model_env(server))
+        result = cli_process(["run", str(SAMPLE_MARKDOWN)], tmp_path, tmp_path, **model_env(server))
     assert result.returncode == 1
     failed = [line for line in result.stdout.splitlines() if line.startswith("FAILED")]
     assert len(failed) == 1 and "formulas: the server refused the API key (HTTP 401" in failed[0]
@@ -111,7 +106,7 @@ def test_failed_model_calls_are_counted_on_the_line_and_exit_3(tmp_path):
     with OpenAIServer(valid_answer) as server:
         server.inject(Fault.server_error(), Fault.server_error())
         result = cli_process(["run", str(SAMPLE_MARKDOWN)], tmp_path, tmp_path,
-                      **_model_env(server, KNOWLEDGE_LLM_RETRY_BUDGET="0"))
+                      **model_env(server, KNOWLEDGE_LLM_RETRY_BUDGET="0"))
     assert result.returncode == 3, result.stdout + result.stderr
     line = next(line for line in result.stdout.splitlines() if "maintenance_kpi.md" in line)
     assert line.startswith("PARTIAL") and "failed_calls=2" in line and "first failure: transport" in line
@@ -125,7 +120,7 @@ def test_a_hanging_provider_costs_the_llm_timeout_not_minutes(tmp_path):
     with OpenAIServer(valid_answer, latency_s=30.0) as server:
         started = time.monotonic()
         result = cli_process(["run", str(SAMPLE_MARKDOWN), "--llm-timeout", "2"], tmp_path, tmp_path,
-                             **_model_env(server))
+                             **model_env(server))
         elapsed = time.monotonic() - started
     assert result.returncode == 3, result.stdout + result.stderr
     line = next(line for line in result.stdout.splitlines() if "maintenance_kpi.md" in line)
@@ -137,7 +132,7 @@ def test_a_hanging_provider_costs_the_llm_timeout_not_minutes(tmp_path):
 def test_a_truncated_answer_is_split_and_the_run_stays_clean(tmp_path):
     with OpenAIServer(valid_answer) as server:
         server.inject(Fault.truncated())
-        result = cli_process(["run", str(SAMPLE_MARKDOWN)], tmp_path, tmp_path, **_model_env(server))
+        result = cli_process(["run", str(SAMPLE_MARKDOWN)], tmp_path, tmp_path, **model_env(server))
     assert result.returncode == 0, result.stdout + result.stderr
     assert "failed_calls=0 unanswered=0" in result.stdout
 

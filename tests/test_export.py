@@ -17,7 +17,7 @@ import pytest
 from pydantic import BaseModel
 
 from knowledge_assets.export import ExportError, write_folder
-from tests.conftest import PROJECT_ROOT, SAMPLE_MARKDOWN
+from tests.conftest import PROJECT_ROOT
 
 
 class Row(BaseModel):
@@ -106,27 +106,28 @@ def _command(*args) -> list[str]:
     return [sys.executable, "-m", "knowledge_assets.cli", *map(str, args)]
 
 
-def _export(env, doc_id: str, target: Path) -> subprocess.CompletedProcess:
-    return subprocess.run(_command("export", "--doc-id", doc_id, "--out", target), cwd=PROJECT_ROOT, env=env,
+def _export(env, doc_id: str, out: Path) -> subprocess.CompletedProcess:
+    """`export --doc-id DOC --out OUT`, which writes OUT/DOC/."""
+    return subprocess.run(_command("export", "--doc-id", doc_id, "--out", out), cwd=PROJECT_ROOT, env=env,
                           capture_output=True, text=True, timeout=120)
 
 
-def _killed_while_writing(env, doc_id: str, target: Path, files_written: int) -> bool:
-    """Starts the export and kills it with SIGKILL once its folder beside the target holds
-    `files_written` files; whether the kill came while that folder was being written."""
-    process = subprocess.Popen(_command("export", "--doc-id", doc_id, "--out", target), cwd=PROJECT_ROOT, env=env,
+def _killed_while_writing(env, doc_id: str, out: Path, files_written: int) -> bool:
+    """Starts the export of OUT/DOC and kills it with SIGKILL once its folder beside the target
+    holds `files_written` files; whether the kill came while that folder was being written."""
+    process = subprocess.Popen(_command("export", "--doc-id", doc_id, "--out", out), cwd=PROJECT_ROOT, env=env,
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    prefix = f".{target.name}.writing-"
+    prefix = f".{doc_id}.writing-"
     try:
         while process.poll() is None:
-            staging = [entry.path for entry in os.scandir(target.parent) if entry.name.startswith(prefix)]
+            staging = [entry.path for entry in os.scandir(out) if entry.name.startswith(prefix)]
             if staging and len(os.listdir(staging[0])) >= files_written:
                 process.send_signal(signal.SIGKILL)
                 break
             time.sleep(0.0002)
     except FileNotFoundError:
         process.send_signal(signal.SIGKILL)  # renamed into place under the poll: too late, kill anyway
-    return process.wait(timeout=60) == -signal.SIGKILL and any(n.startswith(prefix) for n in os.listdir(target.parent))
+    return process.wait(timeout=60) == -signal.SIGKILL and any(n.startswith(prefix) for n in os.listdir(out))
 
 
 def station_rules(count: int) -> str:
@@ -144,34 +145,43 @@ def test_an_export_killed_while_it_writes_leaves_the_earlier_export_whole(tmp_pa
     home.mkdir()
     (home / "dagster.yaml").write_text("telemetry:\n  enabled: false\n", encoding="utf-8")
     docs.mkdir()
-    shutil.copy(SAMPLE_MARKDOWN, docs / "kpi.md")
-    (docs / "kpi.md.meta.json").write_text('{"doc_id": "KPI"}', encoding="utf-8")
     # Long enough that writing its files takes a while (some 10 ms): 400 rules, 400 formulas.
     (docs / "station.md").write_text(station_rules(400), encoding="utf-8")
     (docs / "station.md.meta.json").write_text('{"doc_id": "LONG"}', encoding="utf-8")
     env = _env(home)
-    ran = subprocess.run(_command("run", docs), cwd=PROJECT_ROOT, env=env, capture_output=True, text=True, timeout=300)
-    assert ran.returncode == 0, ran.stdout + ran.stderr
 
-    target, reference = tmp_path / "out" / "DOC", tmp_path / "reference"
-    assert _export(env, "KPI", target).returncode == 0
+    def run() -> None:
+        ran = subprocess.run(_command("run", docs), cwd=PROJECT_ROOT, env=env, capture_output=True, text=True,
+                             timeout=300)
+        assert ran.returncode == 0, ran.stdout + ran.stderr
+
+    run()
+    out, saved, reference = tmp_path / "out", tmp_path / "saved", tmp_path / "reference"
+    target = out / "LONG"
+    assert _export(env, "LONG", out).returncode == 0
+    shutil.copytree(target, saved / "LONG")
+    # A new revision of the document: the next export of LONG replaces an earlier one.
+    (docs / "station.md").write_text(station_rules(401), encoding="utf-8")
+    run()
     assert _export(env, "LONG", reference).returncode == 0
-    old, new = digests(target), digests(reference)
-    assert old.keys() == new.keys() and len(old) == 7 and old["glossary.json"] != new["glossary.json"]
+    old, new = digests(target), digests(reference / "LONG")
+    rules = "interpretation_pack.json"
+    assert old.keys() == new.keys() and len(old) == 7 and old[rules] != new[rules]
 
     moments = [0, 2]  # files written when killed: as the folder appears; during the rules file
     for _ in range(6):
         if not moments:
             break
-        if _killed_while_writing(env, "LONG", target, moments[0]):
+        if _killed_while_writing(env, "LONG", out, moments[0]):
             # The earlier export stands, whole; what the kill left is only beside it.
             assert digests(target) == old
             moments.pop(0)
         else:
             # On a busy machine the kill can come after the rename: then it is the new one, whole.
             assert digests(target) == new
-            assert _export(env, "KPI", target).returncode == 0
+            shutil.rmtree(target)
+            shutil.copytree(saved / "LONG", target)
     assert moments == []
 
-    assert _export(env, "LONG", target).returncode == 0
+    assert _export(env, "LONG", out).returncode == 0
     assert digests(target) == new and beside(target) == []

@@ -8,8 +8,8 @@ import duckdb
 
 from tests.conftest import SAMPLE_MARKDOWN
 from tests.llm.conftest import flaky_attempts, valid_answer
+from tests.support.cli import cli_process, model_env
 from tests.support.openai_server import OpenAIServer
-from tests.test_cli import _cli, _model_env
 
 
 def _line(result) -> str:
@@ -20,7 +20,7 @@ def test_a_call_whose_last_attempts_were_dropped_is_a_failed_call_not_a_configur
     with OpenAIServer(valid_answer) as server:
         # The run's first request (its one formula call) meets all five; every other call is answered.
         server.inject(*flaky_attempts())
-        result = _cli(["run", str(SAMPLE_MARKDOWN)], tmp_path, tmp_path, **_model_env(server))
+        result = cli_process(["run", str(SAMPLE_MARKDOWN)], tmp_path, tmp_path, **model_env(server))
     assert result.returncode == 3, result.stdout + result.stderr
     line = _line(result)
     assert line.startswith("PARTIAL") and "failed_calls=1" in line
@@ -29,8 +29,8 @@ def test_a_call_whose_last_attempts_were_dropped_is_a_failed_call_not_a_configur
 
 def test_an_endpoint_that_refuses_every_connection_fails_the_document(tmp_path):
     with OpenAIServer(valid_answer) as gone:
-        env = _model_env(gone)
-    result = _cli(["run", str(SAMPLE_MARKDOWN)], tmp_path, tmp_path, **env)
+        env = model_env(gone)
+    result = cli_process(["run", str(SAMPLE_MARKDOWN)], tmp_path, tmp_path, **env)
     assert result.returncode == 1, result.stdout + result.stderr
     [failed] = [line for line in result.stdout.splitlines() if line.startswith("FAILED")]
     assert "cannot be reached (connection failed, 4 retries)" in failed and "Traceback" not in result.stderr
@@ -42,8 +42,8 @@ def test_an_unchanged_re_run_after_a_truncation_sends_no_request(tmp_path):
         sent = []
         for _ in range(2):
             before = len(server.requests)
-            result = _cli(["run", str(SAMPLE_MARKDOWN)], tmp_path, tmp_path,
-                          **_model_env(server, KNOWLEDGE_LLM_CACHE="on"))
+            result = cli_process(["run", str(SAMPLE_MARKDOWN)], tmp_path, tmp_path,
+                          **model_env(server, KNOWLEDGE_LLM_CACHE="on"))
             assert result.returncode == 0, result.stdout + result.stderr
             assert "failed_calls=0 unanswered=0" in _line(result)
             sent.append(len(server.requests) - before)

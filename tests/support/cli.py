@@ -39,3 +39,9 @@ def kpi_and_truncated_pdf(root: Path) -> Path:
     whole = write_pdf(root / "whole.pdf", [["1. Scope", "Text."]]).read_bytes()
     (docs / "truncated.pdf").write_bytes(whole[:len(whole) * 2 // 3])
     return docs
+
+
+def model_env(server, **extra) -> dict[str, str]:
+    """The settings that point a process at a loopback OpenAI-compatible server (cache off)."""
+    return {"OPENAI_API_KEY": "sk-test-SECRET123", "OPENAI_BASE_URL": server.base_url,
+            "KNOWLEDGE_LLM_MODEL": "loopback-nano", "KNOWLEDGE_LLM_CACHE": "off", **extra}

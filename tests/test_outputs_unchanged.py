@@ -28,18 +28,18 @@ DIGESTS = {
     "parsed_chunks": "57:90e38f5b81587b90",
     "term_mentions": "809:37e96205d852d42d",
     "term_clusters": "120:3866e5c22ef21c1d",
-    "llm_usage": "13:bea559b167dfe063",  # glossary batches of 32 terms: fewer calls (issue 13)
+    "llm_usage": "12:459fe7576232b68c",  # rule and formula batches sized by candidate window (D49)
     "llm_cache": "0:e3b0c44298fc1c14",
     "formulas": "30:9ad07f9da13dd141",
     "glossary": "120:696aa77b5213f603",
-    "rules": "69:bdfbad62e3aea440",
+    "rules": "69:69240b494bb9c389",  # rule_type by the contract's meaning (D51)
     "domain_context": "2:455a0dd88d7596af",
     "review_queue": "120:517c05f7e9129659",
     "rejected_fields": "0:e3b0c44298fc1c14",
     "glossary_versions": "120:425617f1827c41a1",
     "knowledge_reviews": "0:e3b0c44298fc1c14",
     "approved_knowledge": "0:e3b0c44298fc1c14",
-    "eval_scores": "2:9d223825c25ac95c",
+    "eval_scores": "2:388e0a9261c4a784",  # E3 follows the rule types (D51)
     "asset_revisions": "14:c44d011ff19d7d85",
 }
 

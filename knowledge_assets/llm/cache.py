@@ -69,7 +69,8 @@ class ResponseCache:
         # Guarded in the statement, so two runs answering the same request store it once.
         with self.store.connect() as con:
             con.execute(
-                "INSERT INTO llm_cache SELECT ?, ?, ?, ?, ?, ?, ? "
+                "INSERT INTO llm_cache (cache_key, branch, backend, model, response_json, structured_output_mode, "
+                "created_at) SELECT ?, ?, ?, ?, ?, ?, ? "
                 "WHERE NOT EXISTS (SELECT 1 FROM llm_cache WHERE cache_key = ?)",
                 [key, branch, backend, model, response_json, structured_output_mode,
                  datetime.now(timezone.utc).replace(tzinfo=None), key],

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
+from knowledge_assets.errors import DOCUMENT_CAUSE_CHARS, short_cause
 from knowledge_assets.llm.requests import DomainContextRequest, GlossaryRequest
 from knowledge_assets.llm.results import CallResult
 from knowledge_assets.llm.settings import OFFLINE_DEPLOYMENT
@@ -94,7 +95,9 @@ def usage_totals(results: Sequence[CallResult], price: Price | None = None) -> d
         "llm_latency_s": round(sum(r.usage.latency_s for r in results), 3),
     }
     if failures:
-        totals["llm_first_failure"] = f"{failures[0].kind}: {failures[0].message}"
+        # Without pydantic's help link: it names the library's page, not what went wrong.
+        totals["llm_first_failure"] = short_cause(f"{failures[0].kind}: {failures[0].message}",
+                                                  DOCUMENT_CAUSE_CHARS)
     if price is not None:
         totals["llm_cost_usd"] = round(price.cost(prompt, cached, completion), 6)
     return totals

@@ -47,3 +47,13 @@ def test_usage_rows_land_in_the_store(store):
                        "ORDER BY prompt_tokens DESC, outcome")
     assert [(r["branch"], r["cache_hit"], r["outcome"]) for r in rows] == [
         ("rule", False, "invalid"), ("rule", False, "ok"), ("rule", True, "ok")]
+
+
+def test_the_first_failure_is_one_short_line_without_pydantics_help_link():
+    message = ("1 validation error for RuleResponse\nrules.0.rule_type\n  Input should be 'interpretation' or"
+               " 'calculation' [type=enum, input_value='x', input_type=str]\n"
+               "    For further information visit https://errors.pydantic.dev/2.11/v/enum")
+    failed = CallResult(REQUEST, CallFailure("invalid", message), RESULTS[1].usage, False)
+    cause = usage_totals([failed])["llm_first_failure"]
+    assert cause.startswith("invalid: 1 validation error for RuleResponse rules.0.rule_type")
+    assert "pydantic.dev" not in cause and "\n" not in cause

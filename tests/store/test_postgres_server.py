@@ -1,7 +1,10 @@
 """The PostgreSQL test server is real: it takes writes, other connections see them, it
 listens on 127.0.0.1 only, and it is gone after its block."""
 
+import os
+import signal
 import socket
+import subprocess
 
 import pytest
 
@@ -22,6 +25,21 @@ def test_the_server_enforces_keys(postgres_server):
     postgres_server.psql("INSERT INTO keyed VALUES ('k')")
     with pytest.raises(RuntimeError, match="duplicate key"):
         postgres_server.psql("INSERT INTO keyed VALUES ('k')")
+
+
+def test_a_client_killed_mid_transaction_leaves_the_committed_rows(postgres_server):
+    # What D63's choice relies on: a writer killed between its delete and its commit loses nothing.
+    postgres_server.psql("CREATE TABLE pages (doc_id text, n integer); INSERT INTO pages VALUES ('A', 1), ('A', 2)")
+    client = subprocess.Popen([str(postgres_server.bin_dir / "psql"), postgres_server.url, "-X", "-q", "-A", "-t"],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    client.stdin.write("BEGIN; DELETE FROM pages WHERE doc_id = 'A'; INSERT INTO pages VALUES ('A', 9);\n"
+                       "SELECT 'midway';\n")
+    client.stdin.flush()
+    assert client.stdout.readline().strip() == "midway"
+    os.kill(client.pid, signal.SIGKILL)
+    client.wait()
+    assert postgres_server.psql("SELECT string_agg(n::text, ',' ORDER BY n) FROM pages WHERE doc_id = 'A'") == "1,2"
+    postgres_server.psql("DELETE FROM pages WHERE doc_id = 'A'")  # and its row locks are gone
 
 
 def test_the_server_listens_on_the_loopback_address_only(postgres_server):

@@ -32,6 +32,7 @@ import pytest
 BIN_GLOB = "/usr/lib/postgresql/*/bin"
 SERVER_USER = "postgres"
 START_TIMEOUT_S = 60
+PSQL_TIMEOUT_S = 60  # a statement waiting on a lock that is never released fails the test
 START_ATTEMPTS = 3  # a free port can be taken between choosing it and the server binding it
 
 
@@ -53,7 +54,7 @@ class PostgresServer:
         unaligned, tuples-only output."""
         done = subprocess.run(
             [str(self.bin_dir / "psql"), self.url, "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-c", sql],
-            capture_output=True, text=True, check=False,
+            capture_output=True, text=True, check=False, timeout=PSQL_TIMEOUT_S,
         )
         if done.returncode != 0:
             raise RuntimeError(f"psql failed: {done.stderr.strip()}")

@@ -29,8 +29,12 @@ from knowledge_assets.candidates.source import SourceChunk
 
 JOIN = " "
 _ENDS = (".", ";", ":", "!", "?")
-# Where a sentence or item ends: its mark at a line end, or a full stop before a capital.
-_SENTENCE_END = re.compile(r"[.;:!?][ \t]*(?:\r?\n|$)|\.[ \t]+(?=[A-Z])|\n[ \t]*\n")
+# Where a sentence or item ends: its mark at a line end, a word's full stop before a capital,
+# a blank line, or the line break before a numbered or lettered item (`2. `, `b) `).
+_SENTENCE_END = re.compile(
+    r"[.;:!?][ \t]*(?:\r?\n|$)|(?<=[^\W\d_]{2})\.[ \t]+(?=[A-Z])|\n[ \t]*\n"
+    r"|\n(?=[ \t]*(?:\d{1,3}|[a-z])[.)][ \t])"
+)
 _REACH = 800  # the longest tail or head a view takes from either chunk
 
 Bounds = tuple[int, int]

@@ -4,6 +4,8 @@ from knowledge_assets.candidates.boundaries import joined, pieces, runs_on, view
 from knowledge_assets.candidates.definitions import find_definitions
 from knowledge_assets.candidates.rules import find_rules
 from knowledge_assets.candidates.source import SourceChunk
+from knowledge_assets.ingest.documents import identify
+from knowledge_assets.ingest.parse import parse_document
 
 FIRST = ("Ketentuan umum.\n"
          "1. Zona aman adalah zona kerja yang tidak memerlukan\npengawasan khusus dan")
@@ -60,3 +62,19 @@ def test_chunks_that_end_their_sentences_give_no_view_and_no_crossing_candidate(
     first, second = "1. Zona aman adalah zona kerja di luar pagar.", "terletak jauh."
     assert views(_chunks(first, second)) == []
     assert not any(c.next_chunk_id for c in find_definitions(_chunks(first, second)))
+
+
+def test_a_definition_the_size_cap_cuts_mid_sentence_is_found_across_the_cut(tmp_path):
+    filler = "rencana kerja disusun setiap tahun. Rencana itu dinilai oleh\n"
+    text = ("Ketentuan Penambangan\n\n" + filler * 24
+            + "tim teknis. Kadar Batas adalah kadar terendah bahan galian yang\n"
+              "masih layak ditambang menurut perhitungan ekonomi yang berlaku\n"
+              "pada saat penambangan dimulai. Rencana itu dinilai oleh\n" + filler * 4 + "tim teknis.\n")
+    path = tmp_path / "kadar.txt"
+    path.write_text(text, encoding="utf-8")
+    chunks = parse_document(identify(path)).chunks
+    cut = next(i for i, chunk in enumerate(chunks) if chunk.text.endswith("Kadar Batas adalah"))
+    source = [SourceChunk(chunk_id=c.chunk_id, text=c.text, heading_path=c.heading_path) for c in chunks]
+    [definition] = [c for c in find_definitions(source) if c.part("term").text == "Kadar Batas"]
+    assert (definition.chunk_id, definition.next_chunk_id) == (chunks[cut].chunk_id, chunks[cut + 1].chunk_id)
+    assert definition.text.endswith("pada saat penambangan dimulai.")

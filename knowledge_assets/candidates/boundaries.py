@@ -8,8 +8,8 @@ furniture (it sits between chunks), so such a sentence is the tail of chunk i an
 chunk i+1, and nothing that lies between them is part of it.
 
 For each such pair of consecutive chunks the finders read one boundary view: chunk i's last
-sentence (from its last sentence or item end, at most `_REACH` characters back), one space, and
-chunk i+1 up to its first sentence end. Only what crosses the join is kept, so no candidate is
+sentence and the one before it (the lead-in of a list item; at most `_REACH` characters back),
+one space, and chunk i+1 up to its first sentence end. Only what crosses the join is kept, so no candidate is
 found twice and the cost stays linear in the chunks.
 
 A crossing candidate's `chunk_id` is chunk i, its `next_chunk_id` chunk i+1, and its offsets
@@ -36,6 +36,7 @@ _SENTENCE_END = re.compile(
     r"|\n(?=[ \t]*(?:\d{1,3}|[a-z])[.)][ \t])"
 )
 _REACH = 800  # the longest tail or head a view takes from either chunk
+_CONTEXT_UNITS = 2  # the tail is the chunk's last sentence and the one before it
 
 Bounds = tuple[int, int]
 
@@ -84,10 +85,12 @@ def _first_end(text: str) -> int:
 
 
 def _tail_start(text: str) -> int:
+    """Where the view's tail starts: at the unit before the last one, which a list item needs
+    (`… meliputi:` licenses the outcome items under it), at most `_REACH` back."""
     floor = max(0, len(text) - _REACH)
     ends = list(_SENTENCE_END.finditer(text, floor))
     if ends:
-        return ends[-1].end()
+        return ends[-_CONTEXT_UNITS].end() if len(ends) >= _CONTEXT_UNITS else floor
     line = text.find("\n", floor) + 1 if floor else 0
     return line if 0 < line < len(text) else floor
 

@@ -32,10 +32,10 @@ def test_the_pieces_of_a_joined_slice_are_exact_slices_of_each_chunk():
     assert pieces(first, second, 0, 5) is None  # inside the first chunk: no crossing
 
 
-def test_the_view_is_the_last_sentence_and_the_next_chunks_first_sentence():
-    [view] = views(_chunks(FIRST, SECOND))
-    assert view.chunk().text == ("1. Zona aman adalah zona kerja yang tidak memerlukan\npengawasan khusus dan"
-                                 " terletak di luar pagar tambang.\n")
+def test_the_view_is_the_last_two_sentences_and_the_next_chunks_first_sentence():
+    [view] = views(_chunks("Bagian ini panjang. " * 60 + FIRST, SECOND))
+    assert view.chunk().text == ("Ketentuan umum.\n1. Zona aman adalah zona kerja yang tidak memerlukan\n"
+                                 "pengawasan khusus dan terletak di luar pagar tambang.\n")
 
 
 def test_a_definition_cut_by_a_page_break_is_found_whole_in_place_of_its_halves():

@@ -94,9 +94,9 @@ def evidence_chunks(
     definitions: dict[str, list[Candidate]] | None = None,
 ) -> dict[str, list[Chunk]]:
     """Per term, the chunks a definition is most likely in: the chunks of its definition
-    candidates (both, for one that crosses into the next chunk), best first (a symbol a document defines again for another formula has several),
-    its own section, then chunks where a mention is followed by a definition cue, then the first
-    mention."""
+    candidates (both, for one crossing into the next chunk), best first (a symbol a document
+    defines again for another formula has several), its own section, then chunks where a
+    mention is followed by a definition cue, then the first mention."""
     definitions = definitions or {}
     by_id = {chunk.chunk_id: chunk for chunk in chunks}
     cued: dict[str, list[str]] = {}
@@ -107,7 +107,8 @@ def evidence_chunks(
     evidence = {}
     for cluster in clusters:
         ordered = [
-            *[i for c in defining_first(definitions.get(cluster.term_id, [])) for i in (c.chunk_id, c.next_chunk_id) if i],
+            *[i for c in defining_first(definitions.get(cluster.term_id, []))
+              for i in (c.chunk_id, c.next_chunk_id) if i],
             *([headings[cluster.term_id].chunk_id] if cluster.term_id in headings else []),
             *cued.get(cluster.term_id, []),
             *([cluster.provenance.chunk_id] if cluster.provenance.chunk_id else []),

@@ -111,8 +111,8 @@ def across(chunks: Sequence[SourceChunk], find: Callable[[Sequence[SourceChunk]]
            found: list[Candidate]) -> list[Candidate]:
     """`found` (the candidates `find` found in `chunks`) with those `find` finds across the
     chunks' boundaries: each crossing candidate takes the place of the ones it overlaps, the
-    cut halves of it each chunk holds, and stands where its first piece does."""
-    kept = list(found)
+    cut halves of it each chunk holds, and stands after its first chunk's own candidates."""
+    kept, added = list(found), False
     for view in views(chunks):
         crossing = [_in_joined(c, view) for c in find([view.chunk()]) if _crosses(c, view)]
         if not crossing:
@@ -121,8 +121,13 @@ def across(chunks: Sequence[SourceChunk], find: Callable[[Sequence[SourceChunk]]
         lead = len(view.second.text) - len(view.second.text.lstrip())
         kept = [c for c in kept if not any(_covers(x, c, join, lead) for x in crossing)]
         kept += crossing
+        added = True
+    if not added:
+        return kept
+    # Each crossing candidate after its first chunk's own (it stands at that chunk's end); the
+    # order of the others is left as the finder gave it.
     order = {chunk.chunk_id: index for index, chunk in enumerate(chunks)}
-    return sorted(kept, key=lambda c: (order.get(c.chunk_id, len(order)), c.start))
+    return sorted(kept, key=lambda c: (order.get(c.chunk_id, len(order)), c.next_chunk_id is not None))
 
 
 def _crosses(candidate: Candidate, view: _View) -> bool:

@@ -10,7 +10,15 @@ from __future__ import annotations
 
 from typing import Annotated, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializationInfo,
+    SerializerFunctionWrapHandler,
+    model_serializer,
+    model_validator,
+)
 
 Subdomain = Literal[
     "production",
@@ -62,8 +70,22 @@ class ContractModel(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+class SpanPiece(ContractModel):
+    """One chunk's part of a span that crosses a page break or a chunk boundary (D56)."""
+
+    page: NonNegativeInt
+    page_no: Annotated[int, Field(ge=1)]
+    chunk_id: str
+    span: str
+
+
 class Provenance(ContractModel):
-    """Where an entity comes from. `span` is verbatim from the source and is checked."""
+    """Where an entity comes from. `span` is verbatim from the source and is checked.
+
+    `pieces` is present only when the span crosses from one chunk into the next (D56): then
+    `span` is the pieces' spans joined by one space and the location fields are the first
+    piece's. JSON leaves it out when absent, so a one-chunk span is exported as it always was;
+    a Python dump keeps it (the store's STRUCT has the field either way)."""
 
     doc_id: str
     span: str
@@ -71,6 +93,14 @@ class Provenance(ContractModel):
     page_no: Annotated[int, Field(ge=1)] | None = None
     section_no: str | None = None
     chunk_id: str | None = None
+    pieces: list[SpanPiece] | None = None
+
+    @model_serializer(mode="wrap")
+    def _pieces_only_when_present(self, handler: SerializerFunctionWrapHandler, info: SerializationInfo) -> dict:
+        data = handler(self)
+        if self.pieces is None and info.mode_is_json():
+            data.pop("pieces", None)
+        return data
 
     @model_validator(mode="after")
     def _page_no_counts_the_same_page(self) -> Provenance:

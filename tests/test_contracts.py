@@ -35,7 +35,9 @@ def test_field_sets_are_exactly_the_contracts():
         "domain_id", "title", "purpose_verbatim", "outline", "key_parameters", "subdomains",
         "n_terms", "n_formulas", "n_rules", "provenance",
     }
-    assert _fields(c.Provenance) == {"doc_id", "span", "page", "page_no", "section_no", "chunk_id"}
+    # `pieces` only for a span crossing chunks (D56); JSON leaves it out when absent.
+    assert _fields(c.Provenance) == {"doc_id", "span", "page", "page_no", "section_no", "chunk_id", "pieces"}
+    assert _fields(c.SpanPiece) == {"page", "page_no", "chunk_id", "span"}
     assert _fields(c.RejectedField) == {"entry_term", "field", "offending_value", "reason", "branch"}
     assert _fields(c.CallUsage) == {
         "branch", "deployment", "tier", "prompt_tokens", "cached_tokens", "completion_tokens",

@@ -95,3 +95,12 @@ def test_a_rule_part_in_a_passage_takes_its_whole_sentence_with_it():
     assert kept == {"statement": None, "condition": None, "consequence": None}
     assert [r.reason.split(" (")[0] for r in rejected] == [
         "condition lies in a passage addressed to a model", "consequence lies in a passage addressed to a model"]
+
+
+def test_a_value_crossing_into_the_next_chunk_passes_only_through_their_boundary():
+    first, second = "Pasal 4\nDosis dibatasi untuk pekerja dan", "magang di atas 16 tahun.\nPasal 5"
+    value = {"statement": "Dosis dibatasi untuk pekerja dan magang di atas 16 tahun."}
+    kept, rejected = guard(RULE, "r", value, [first], [f"{first} {second}"])
+    assert kept == value and rejected == []
+    _, rejected = guard(RULE, "r", value, [first, second])
+    assert [r.field for r in rejected] == ["statement"]

@@ -27,8 +27,9 @@ One finder per convention:
   one entry a line; never a form's fields (`Nama : `, `UJI FUNGSI:  YA  TIDAK`);
 - legend: the variables of a formula under `Keterangan:` / `where:`, one `SYM = meaning` each,
   a legend cut by the chunk's end going on in the next chunk.
-A definition the chunk's end cuts, most of it in the next chunk, is kept as a `fragment`: it
-names its term but defines nothing (a quote may not be stitched across chunks, D11).
+A definition the chunk's end cuts, the next chunk going on with it in lowercase, is found
+whole across the boundary (`candidates/boundaries.py`, D56); one the boundary view does not
+find whole is kept as a `fragment`: it names its term but defines nothing.
 
 Cue words are data (`packs/<lang>/definitions.json`). A finder that is unsure finds nothing:
 the offline backend attaches what is found here, so a wrong candidate is a wrong definition.
@@ -40,6 +41,7 @@ import re
 from collections.abc import Sequence
 from functools import cache, partial
 
+from knowledge_assets.candidates.boundaries import across
 from knowledge_assets.candidates.column_definitions import column_definitions
 from knowledge_assets.candidates.lexicon import CONJUNCTIONS, STOPWORDS, STRUCTURE_WORDS
 from knowledge_assets.candidates.markup_definitions import MARKUP_FINDERS, MARKUP_GLOSSARY_CUES
@@ -85,8 +87,14 @@ _AYAT_NUMBER = re.compile(r"[ \t]*(?:[(l]?\d{1,2}[)l1]?[ \t]+)?")
 
 def find_definitions(chunks: Sequence[SourceChunk]) -> list[Candidate]:
     """Every definition candidate of the chunks, in document order, never two for one span.
-    A definition the chunk's end cuts, most of whose meaning is in the next chunk (a quote may
-    not be stitched across chunks, decisions D11), is a `fragment`: it names its term, but
+    A definition that runs on into the next chunk, the text there going on in lowercase, is
+    found across the boundary (`candidates.boundaries`, D56) in place of its cut halves."""
+    return across(chunks, _find_definitions, _find_definitions(chunks))
+
+
+def _find_definitions(chunks: Sequence[SourceChunk]) -> list[Candidate]:
+    """The definition candidates of each chunk. A definition the chunk's end cuts, most of
+    whose meaning is in the next chunk, is a `fragment`: it names its term, but
     `defining_first` never offers it as a definition."""
     found: list[Candidate] = []
     in_front_matter = bool(chunks) and chunks[0].text.startswith("---\n")

@@ -1,7 +1,9 @@
 """What a candidate is: a span of one chunk's text, the cue that found it, and named parts.
 
 Offsets index the chunk's own text, so `chunk.text[start:end] == text` always holds and every
-part is a verbatim slice too: whatever is selected from a candidate passes the span check.
+part is a verbatim slice too: whatever is selected from a candidate passes the span check. A
+candidate that crosses into the next chunk names it (`next_chunk_id`), and its offsets index
+the two chunks' joined text instead (`candidates/boundaries.py`, D56).
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ class Candidate(BaseModel):
     text: str
     cue: str
     parts: tuple[Part, ...] = ()
+    next_chunk_id: str | None = None
 
     @model_validator(mode="after")
     def _parts_inside(self) -> Candidate:

@@ -78,6 +78,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import cache
 
+from knowledge_assets.candidates.boundaries import across
 from knowledge_assets.candidates.model import Candidate, span
 from knowledge_assets.candidates.model import trim as _trim
 from knowledge_assets.candidates.packs import cues
@@ -261,8 +262,15 @@ class _Reading:
 
 
 def find_rules(chunks: Sequence[SourceChunk]) -> list[Candidate]:
-    found = []
+    """Every rule candidate of the chunks, in document order; a rule that runs on into the next
+    chunk, the text there going on in lowercase, is found across the boundary in place of its
+    cut halves (`candidates.boundaries`, D56)."""
     running = running_lines(chunks)
+    return across(chunks, lambda views: _find_rules(views, running), _find_rules(chunks, running))
+
+
+def _find_rules(chunks: Sequence[SourceChunk], running: frozenset[str]) -> list[Candidate]:
+    found = []
     for chunk in chunks:
         masked, furniture = mask_furniture(chunk.text, running)
         units = sentences(masked, furniture, chunk.heading_path)

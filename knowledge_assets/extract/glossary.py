@@ -18,7 +18,7 @@ from knowledge_assets.candidates.definitions import defining_first
 from knowledge_assets.candidates.model import Candidate
 from knowledge_assets.contracts import Chunk, GlossaryEntry, RejectedField
 from knowledge_assets.extract.guard import addressing_cue, guard, instruction_reason, rejection_reason
-from knowledge_assets.extract.provenance import cited_first, locate_provenance
+from knowledge_assets.extract.provenance import boundary_texts, cited_first, locate_provenance
 from knowledge_assets.link import TermIndex
 from knowledge_assets.llm.requests import GlossaryRequest, SourceChunk, TermBlock, cluster_batches
 from knowledge_assets.llm.responses import GlossaryTerm
@@ -94,9 +94,9 @@ def evidence_chunks(
     definitions: dict[str, list[Candidate]] | None = None,
 ) -> dict[str, list[Chunk]]:
     """Per term, the chunks a definition is most likely in: the chunks of its definition
-    candidates, best first (a symbol a document defines again for another formula has several),
-    its own section, then chunks where a mention is followed by a definition cue, then the first
-    mention."""
+    candidates (both, for one crossing into the next chunk), best first (a symbol a document
+    defines again for another formula has several), its own section, then chunks where a
+    mention is followed by a definition cue, then the first mention."""
     definitions = definitions or {}
     by_id = {chunk.chunk_id: chunk for chunk in chunks}
     cued: dict[str, list[str]] = {}
@@ -107,7 +107,8 @@ def evidence_chunks(
     evidence = {}
     for cluster in clusters:
         ordered = [
-            *[c.chunk_id for c in defining_first(definitions.get(cluster.term_id, []))],
+            *[i for c in defining_first(definitions.get(cluster.term_id, []))
+              for i in (c.chunk_id, c.next_chunk_id) if i],
             *([headings[cluster.term_id].chunk_id] if cluster.term_id in headings else []),
             *cued.get(cluster.term_id, []),
             *([cluster.provenance.chunk_id] if cluster.provenance.chunk_id else []),
@@ -168,7 +169,7 @@ def build_glossary(
         kept, caught = guard(
             GLOSSARY, term,
             {"definition": answer.definition, "full_name": answer.full_name, "source_wording": heading},
-            sources,
+            sources, boundary_texts(chunks),
         )
         caught = refused_term + caught
         # An answer that named its term with an instruction obeyed one: all of it goes to review.

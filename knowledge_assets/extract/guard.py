@@ -11,6 +11,8 @@ for either.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from knowledge_assets.branches import BranchSpec
 from knowledge_assets.contracts import RejectedField
 from knowledge_assets.verify.instructions import instruction_cue, passage_cue
@@ -37,12 +39,15 @@ def addressing_cue(value: str | None, sources: list[str]) -> tuple[str, bool] | 
 
 
 def guard(
-    branch: BranchSpec, entry_term: str, values: dict[str, str | None], sources: list[str]
+    branch: BranchSpec, entry_term: str, values: dict[str, str | None], sources: list[str],
+    boundaries: Sequence[str] = (),
 ) -> tuple[dict[str, str | None], list[RejectedField]]:
     """Checks each of the branch's guarded fields in `values` against the sources; a value
     counts as verbatim when one single source holds it (a quote may not be stitched across
-    chunks). A verbatim prose value that instructs a model, or lies in a passage that does, is
-    refused as well."""
+    chunks), or one of the `boundaries` does: the joined text of two consecutive chunks, which
+    a value crossing a page break runs through (D56). A verbatim prose value that instructs a
+    model, or lies in a passage that does, is refused as well."""
+    sources = [*sources, *boundaries]
     kept = dict(values)
     rejected = []
 

@@ -99,8 +99,9 @@ def entity_ids(store: Store, branch: BranchSpec, doc_id: str) -> set[str]:
 
 
 def chunk_sources(store: Store, doc_id: str) -> dict[str, tuple[str, str | None]]:
-    """chunk_id -> (text, latex) of the document's parsed chunks: what every span is checked against."""
-    rows = store.fetch("SELECT chunk_id, text, latex FROM parsed_chunks WHERE doc_id = ?", [doc_id])
+    """chunk_id -> (text, latex) of the document's parsed chunks, in reading order: what every
+    span is checked against (a span crossing a page break, D56, against two consecutive ones)."""
+    rows = store.fetch("SELECT chunk_id, text, latex FROM parsed_chunks WHERE doc_id = ? ORDER BY seq", [doc_id])
     return {row["chunk_id"]: (row["text"], row["latex"]) for row in rows}
 
 

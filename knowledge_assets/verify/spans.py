@@ -8,6 +8,10 @@ A word hyphenated across a line break ("equip-\\nment") is found both as "equipm
 "equip- ment"/"equip-ment" would not be: the source is searched once as written and once with
 such line-break hyphens removed. Nothing else is forgiven: no case folding, no quote or dash
 substitution, no spelling repair — a value that fails is nulled and logged, never repaired.
+
+A value may run from the end of one chunk into the start of the next (`crossing_pieces`, D56):
+it is then checked against the two chunks' texts joined by one space, and it must hold a
+character of each, so only what lies between the chunks (furniture, a page break) is skipped.
 """
 
 from __future__ import annotations
@@ -15,6 +19,8 @@ from __future__ import annotations
 import re
 import unicodedata
 from functools import lru_cache
+
+from knowledge_assets.candidates.boundaries import joined, pieces
 
 _LINE_BREAK_HYPHEN = re.compile(r"(?<=[^\W\d_])-[ \t]*\r?\n\s*(?=[^\W\d_])")
 
@@ -56,16 +62,35 @@ def _searchable_forms(source: str) -> tuple[tuple[str, list[int]], ...]:
     return _normalised_with_offsets(source), _normalised_with_offsets(source, dehyphenate=True)
 
 
-def locate(value: str | None, source: str) -> int | None:
-    """Where `value` starts in `source` when it occurs there verbatim, else None."""
+def locate_bounds(value: str | None, source: str) -> tuple[int, int] | None:
+    """Where `value` starts and ends in `source` when it occurs there verbatim, else None."""
     needle = normalise(value or "")
     if not needle:
         return None
     for form, origin in _searchable_forms(source):
         position = form.find(needle)
         if position >= 0:
-            return origin[position]
+            return origin[position], origin[position + len(needle) - 1] + 1
     return None
+
+
+def locate(value: str | None, source: str) -> int | None:
+    """Where `value` starts in `source` when it occurs there verbatim, else None."""
+    bounds = locate_bounds(value, source)
+    return bounds[0] if bounds else None
+
+
+def crossing_pieces(value: str | None, first: str, second: str) -> tuple[str, str] | None:
+    """The two pieces of `value` when it runs verbatim from the end of chunk text `first` into
+    the start of the next chunk's text `second` (D56): the first piece ends where `first` does
+    and the second starts where `second` does (blanks aside), so nothing between the chunks is
+    in it. None when `value` does not cross, or is not verbatim across the two."""
+    bounds = locate_bounds(value, joined(first, second))
+    split = pieces(first, second, *bounds) if bounds else None
+    if split is None:
+        return None
+    (a_start, a_end), (b_start, b_end) = split
+    return first[a_start:a_end], second[b_start:b_end]
 
 
 def is_verbatim(value: str | None, source: str) -> bool:

@@ -7,7 +7,8 @@ which the span guard reads too, so the checks and the guard cannot drift apart o
 verbatim, and the check does not import the code it checks. Where a field must be found differs
 by branch (`BranchSpec.document_scope`): glossary and domain-context fields may sit in any chunk
 of the document (the chunks the model was shown are not stored), rule and formula fields in
-their provenance chunk.
+their provenance chunk. A span that crosses a page break (D56) is checked piece by piece: its
+chunks consecutive, each piece in its own chunk and reaching the chunk's edge at the join.
 """
 
 from __future__ import annotations
@@ -22,10 +23,11 @@ from pydantic import TypeAdapter, ValidationError
 from knowledge_assets import branches, ids
 from knowledge_assets import contracts as c
 from knowledge_assets.branches import BranchSpec, BranchTable
+from knowledge_assets.candidates.boundaries import JOIN, joined
 from knowledge_assets.store import knowledge
 from knowledge_assets.store.database import Store
 from knowledge_assets.verify.latex import is_transcription
-from knowledge_assets.verify.spans import is_verbatim, locate
+from knowledge_assets.verify.spans import is_verbatim, locate, normalise
 
 Row = dict[str, Any]
 
@@ -60,9 +62,39 @@ class StoredDocument:
     doc_id: str
     table: str
     rows: list[Row]
-    chunks: dict[str, ChunkText]
+    chunks: dict[str, ChunkText]  # in reading order
     cluster_canonicals: dict[str, str]  # term_id -> canonical, from term_clusters
     glossary_term_ids: set[str]
+
+    def boundaries(self, chunk_ids: list[str] | None = None) -> list[ChunkText]:
+        """The joined text of each two consecutive chunks (of `chunk_ids`, else of the
+        document): where a value crossing a page break is verbatim (D56)."""
+        order = list(self.chunks)
+        pairs = zip(order, order[1:]) if chunk_ids is None else zip(chunk_ids, chunk_ids[1:])
+        return [ChunkText(joined(self.chunks[a].text, self.chunks[b].text), None) for a, b in pairs]
+
+    def pieces_problem(self, provenance: Row) -> str | None:
+        """What is wrong with a crossing span's pieces, None when nothing is (D56): their chunks
+        follow each other in reading order, starting at the provenance chunk; each piece is
+        verbatim in its chunk, every piece but the last ends at its chunk's end and every one
+        but the first starts at its chunk's start; the span is the pieces joined by one space."""
+        pieces = provenance["pieces"]
+        order = list(self.chunks)
+        ids = [piece["chunk_id"] for piece in pieces]
+        if any(i not in self.chunks for i in ids):
+            return "names a chunk that is not a chunk of the document"
+        first = order.index(ids[0])
+        if ids[0] != provenance["chunk_id"] or ids != order[first:first + len(ids)]:
+            return "pieces are not in consecutive chunks from the provenance chunk"
+        if provenance["span"] != JOIN.join(piece["span"] for piece in pieces):
+            return "span is not its pieces joined by one space"
+        for index, (piece, chunk_id) in enumerate(zip(pieces, ids)):
+            text, span = normalise(self.chunks[chunk_id].text), normalise(piece["span"])
+            if not span or not is_verbatim(span, text):
+                return f"piece {index + 1} is not verbatim in its chunk"
+            if (index < len(ids) - 1 and not text.endswith(span)) or (index > 0 and not text.startswith(span)):
+                return f"piece {index + 1} does not reach its chunk's edge: a gap lies inside the span"
+        return None
 
 
 def load_document(store: Store, table: str, doc_id: str) -> StoredDocument:
@@ -98,7 +130,7 @@ _QUEUE_TEXT_FIELDS = ("span", "definition", "source_wording")
 
 
 def _unverified_queue_text(document: StoredDocument) -> list[Finding]:
-    texts = [chunk.text for chunk in document.chunks.values()]
+    texts = [chunk.text for chunk in [*document.chunks.values(), *document.boundaries()]]
     return [
         Finding(str(row["rank"]), field, "not verbatim in any chunk of the document")
         for row in document.rows
@@ -111,7 +143,7 @@ def unverified_spans(document: StoredDocument) -> list[Finding]:
     if document.table == REVIEW_QUEUE:
         return _unverified_queue_text(document)
     spec = _branch(document)
-    everywhere = list(document.chunks.values())
+    everywhere = [*document.chunks.values(), *document.boundaries()]
     findings = []
     for row in document.rows:
         entity = _entity_id(document, row)
@@ -121,9 +153,15 @@ def unverified_spans(document: StoredDocument) -> list[Finding]:
             findings.append(Finding(entity, "provenance.chunk_id",
                                     f"{provenance['chunk_id']} is not a chunk of the document"))
             continue
-        if not any(is_verbatim(provenance["span"], source.text) for source in ([chunk] if chunk else everywhere)):
+        crossed = [piece["chunk_id"] for piece in provenance.get("pieces") or []]
+        if crossed:
+            if problem := document.pieces_problem(provenance):
+                findings.append(Finding(entity, "provenance.pieces", problem))
+                continue
+        elif not any(is_verbatim(provenance["span"], source.text) for source in ([chunk] if chunk else everywhere)):
             findings.append(Finding(entity, "provenance.span", "not verbatim in its provenance chunk"))
-        sources = everywhere if spec.document_scope or chunk is None else [chunk]
+        own = [chunk, *document.boundaries(crossed)] if chunk else []
+        sources = everywhere if spec.document_scope or chunk is None else own
         for field in spec.guarded_fields:
             value = row[field]
             if value is None:
@@ -164,7 +202,8 @@ def _expected_formula_ids(document: StoredDocument, row: Row) -> set[str]:
 def _expected_rule_id(document: StoredDocument, row: Row) -> set[str]:
     provenance = row["provenance"]
     chunk = document.chunks.get(provenance["chunk_id"] or "")
-    start = locate(provenance["span"], chunk.text) if chunk else None
+    span = provenance["pieces"][0]["span"] if provenance.get("pieces") else provenance["span"]
+    start = locate(span, chunk.text) if chunk else None
     return {ids.rule_id(document.doc_id, provenance["chunk_id"], start)} if start is not None else set()
 
 

@@ -221,8 +221,10 @@ def test_a_legend_cut_by_the_chunks_end_goes_on_in_the_next_chunk():
     first = SourceChunk(chunk_id="D::0001", text="Keterangan:\nA = Harga\njual\nrata-rata")
     second = SourceChunk(chunk_id="D::0002", text="per bulan;\nR = Realisasi\nproduksi (ton)\n\nTarif berlaku.\n")
     other = SourceChunk(chunk_id="D::0003", text="R = rasio yang lain\n")
-    assert [(c.chunk_id, c.text) for c in find_definitions([first, second, other])] == [
-        ("D::0001", "A = Harga\njual\nrata-rata"), ("D::0002", "R = Realisasi\nproduksi (ton)")]
+    # the entry the chunk's end cuts is found whole across the boundary (D56)
+    assert [(c.chunk_id, c.next_chunk_id, c.text) for c in find_definitions([first, second, other])] == [
+        ("D::0001", "D::0002", "A = Harga\njual\nrata-rata per bulan;"),
+        ("D::0002", None, "R = Realisasi\nproduksi (ton)")]
 
 
 def test_a_list_of_label_lines_is_one_entry_a_line_and_a_form_is_no_glossary():
@@ -244,15 +246,15 @@ def test_statutory_names_opened_by_a_duty_word_modified_by_an_adverb_or_listing_
         ("Alat, Bahan, dan Suku Cadang yang penting untuk produksi", "ABS yang\npenting untuk produksi")]
 
 
-def test_a_definition_the_chunks_end_cuts_is_kept_unless_most_of_it_is_in_the_next_chunk():
-    def cues(first: str, second: str) -> list[tuple[str, str]]:
+def test_a_definition_the_chunks_end_cuts_is_found_across_the_boundary_when_the_next_chunk_goes_on():
+    def cues(first: str, second: str) -> list[tuple[str, str, str | None]]:
         chunks = [SourceChunk(chunk_id="D::0001", text=first), SourceChunk(chunk_id="D::0002", text=second)]
-        return [(c.text, c.cue) for c in find_definitions(chunks)]
+        return [(c.text, c.cue, c.next_chunk_id) for c in find_definitions(chunks)]
 
     head = "Keterangan:\nC = nilai\nkumulatif"
     cut = cues(head, "ekspor selama\nperiode pembangunan\nfasilitas yang\ndiverifikasi oleh\nverifikator")
-    assert cut == [("C = nilai\nkumulatif", "fragment")]
-    assert cues(head, "ekspor.\nPasal 4") == [("C = nilai\nkumulatif", "legend")]
-    fragment = find_definitions([SourceChunk(chunk_id="D::0001", text=head),
-                                 SourceChunk(chunk_id="D::0002", text="ekspor selama periode pembangunan fasilitas")])
-    assert defining_first(fragment) == []
+    assert cut == [("C = nilai\nkumulatif ekspor selama\nperiode pembangunan\nfasilitas yang\ndiverifikasi oleh\n"
+                    "verifikator", "legend", "D::0002")]  # D56: whole, in place of the fragment
+    assert cues(head, "ekspor.\nPasal 4") == [("C = nilai\nkumulatif ekspor.", "legend", "D::0002")]
+    # a next chunk that opens a new sentence does not go on with it: the entry is what its chunk holds
+    assert cues(head, "Ekspor.\nPasal 4") == [("C = nilai\nkumulatif", "legend", None)]

@@ -1,6 +1,6 @@
 import pytest
 
-from knowledge_assets.verify.spans import is_verbatim, locate, normalise
+from knowledge_assets.verify.spans import crossing_pieces, is_verbatim, locate, normalise
 
 SOURCE = (
     "2.1.2. Quantity (Qty)\nAdalah jumlah equipment/unit yang digunakan untuk menghasilkan\n"
@@ -60,3 +60,24 @@ def test_locate_returns_the_offset_in_the_original_source():
     source = "A  \u00a0 b fi-\nsik c"
     assert locate("fisik c", source) == source.index("fi-")
     assert locate("not there", SOURCE) is None and locate(None, SOURCE) is None
+
+
+# --- a span that crosses a chunk boundary (D56) ---
+
+FIRST_CHUNK = "Pasal 2\nBatas dosis tahunan berlaku untuk pekerja dan\n"
+NEXT_CHUNK = "\nmagang yang berumur di atas 16 tahun.\nPasal 3"
+
+
+def test_a_value_running_from_a_chunks_end_into_the_next_chunks_start_has_two_pieces():
+    value = "Batas dosis tahunan berlaku untuk pekerja dan magang yang berumur di atas 16 tahun."
+    assert not is_verbatim(value, FIRST_CHUNK) and not is_verbatim(value, NEXT_CHUNK)
+    assert crossing_pieces(value, FIRST_CHUNK, NEXT_CHUNK) == (
+        "Batas dosis tahunan berlaku untuk pekerja dan", "magang yang berumur di atas 16 tahun.")
+
+
+def test_a_value_inside_one_chunk_or_leaving_a_gap_is_no_crossing():
+    assert crossing_pieces("Batas dosis tahunan", FIRST_CHUNK, NEXT_CHUNK) is None
+    # the first piece must reach its chunk's end: skipping words of a chunk is a stitch
+    assert crossing_pieces("Batas dosis tahunan berlaku magang yang", FIRST_CHUNK, NEXT_CHUNK) is None
+    # and the second must start at the next chunk's start
+    assert crossing_pieces("untuk pekerja dan berumur di atas", FIRST_CHUNK, NEXT_CHUNK) is None

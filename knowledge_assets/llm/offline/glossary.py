@@ -56,9 +56,11 @@ def _answer_cluster(number: int, cluster: TermBlock) -> GlossaryTerm:
 
 def _select_candidate(cluster: TermBlock) -> Candidate | None:
     """The surest candidate, the first in document order among equals, of those whose chunk
-    the request carries (the span check quotes the definition against those chunks)."""
+    the request carries (the span check quotes the definition against those chunks; both of
+    them, for a definition that runs on into the next chunk)."""
     carried = {chunk.chunk_id for chunk in cluster.chunks}
-    usable = [c for c in cluster.candidates if c.chunk_id in carried and c.part("definition") is not None]
+    usable = [c for c in cluster.candidates if c.chunk_id in carried and c.part("definition") is not None
+              and (c.next_chunk_id is None or c.next_chunk_id in carried)]
     return next(iter(defining_first(usable)), None)
 
 

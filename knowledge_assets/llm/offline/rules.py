@@ -63,7 +63,9 @@ def _rule(chunk: SourceChunk, candidate: Candidate) -> RuleFound:
         # out of the span: the rule is where its own sentence is (and its id with it).
         start = min(condition.start, consequence.start)
         start = max(start, statement.start) if statement else start
-        span = chunk.text[start:max(condition.end, consequence.end)]
+        # Cut from the candidate's own text: a rule that runs on into the next chunk (D56)
+        # indexes the two chunks' joined text, which its text is a slice of.
+        span = candidate.text[start - candidate.start:max(condition.end, consequence.end) - candidate.start]
     return RuleFound(
         rule_type=_rule_type(chunk, condition.text if condition else None,
                              consequence.text if consequence else statement_text, statement_text),

@@ -6,6 +6,8 @@ PyMuPDF's AGPL would bind our users). The parser read the text layer with pypdf,
 differs from PDFium's in whitespace and line breaks only, so the span is found in PDFium's
 characters by comparing both without whitespace (NFKC, as the span check compares); where the
 span occurs more than once on the page, the occurrence nearest the chunk's own position wins.
+A span crossing a page break (D56) is boxed piece by piece on each piece's page
+(`piece_highlights`), and its text source marks the first piece at its chunk's end.
 """
 
 from __future__ import annotations
@@ -20,7 +22,9 @@ from pathlib import Path
 import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
 
+from knowledge_assets.contracts import SpanPiece
 from knowledge_assets.store.database import Store
+from knowledge_assets.verify.spans import crossing_pieces
 
 # PDFium is not thread-safe; the server answers requests on a thread pool.
 _PDFIUM = threading.Lock()
@@ -130,6 +134,17 @@ def page_highlight(pdf: Path, page: int, span: str, page_text: str, span_start: 
     return PageHighlight(page + 1, right - left, top - bottom, boxes)
 
 
+def piece_highlights(pdf: Path, pieces: list[SpanPiece], page_texts: dict[int, str]) -> list[PageHighlight]:
+    """A span that crosses a page break (D56), boxed piece by piece, each on its own page:
+    the first piece ends its page's text and the others open theirs."""
+    highlights = []
+    for index, piece in enumerate(pieces):
+        text = page_texts.get(piece.page, "")
+        start = text.rfind(piece.span) if index == 0 else text.find(piece.span)
+        highlights.append(page_highlight(pdf, piece.page, piece.span, text, start if start >= 0 else None))
+    return highlights
+
+
 def page_count(pdf: Path) -> int:
     with _PDFIUM:
         document = pdfium.PdfDocument(str(pdf))
@@ -203,13 +218,18 @@ def text_source(store: Store, doc_id: str, chunk_id: str | None, span: str) -> T
         [doc_id, chunk["seq"] - 1, chunk["seq"] + 1],
     )}
     start = chunk["text"].find(span) if span else -1
+    following = neighbours.get(chunk["seq"] + 1, "")
+    if start == -1 and (split := crossing_pieces(span, chunk["text"], following)):
+        # A span that runs on into the next chunk (D56): its first piece is marked here, at
+        # the chunk's end, and the next chunk, where the second piece opens, follows it.
+        span = split[0]
+        start = chunk["text"].rfind(span)
     heading = " › ".join(chunk["heading_path"] or [])
     if start == -1:
         found, page_start = Excerpt(chunk["text"], "", "", heading), None
     else:
         found, page_start = excerpt(chunk["text"], start, start + len(span), heading), chunk["char_start"] + start
-    return TextSource(found, neighbours.get(chunk["seq"] - 1, ""), neighbours.get(chunk["seq"] + 1, ""),
-                      chunk, page_start)
+    return TextSource(found, neighbours.get(chunk["seq"] - 1, ""), following, chunk, page_start)
 
 
 @dataclass(frozen=True)

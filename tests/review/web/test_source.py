@@ -22,10 +22,10 @@ def _pdf(path, lines: list[str]):
     return path
 
 
-def _page_text(path) -> str:
+def _page_text(path, page: int = 0) -> str:
     document = pdfium.PdfDocument(str(path))
     try:
-        return document[0].get_textpage().get_text_range()
+        return document[page].get_textpage().get_text_range()
     finally:
         document.close()
 
@@ -83,3 +83,18 @@ def test_a_page_is_rendered_once_into_its_cache_file(tmp_path):
 def test_an_excerpt_splits_the_text_around_the_marked_part():
     shown = excerpt("before SPAN after", 7, 11, "§ 1")
     assert (shown.before, shown.marked, shown.after, shown.heading) == ("before ", "SPAN", " after", "§ 1")
+
+
+def test_a_span_crossing_a_page_break_is_boxed_on_both_pages(tmp_path):
+    from knowledge_assets.contracts import SpanPiece
+    from knowledge_assets.review.web.source import piece_highlights
+    from tests.documents import write_pdf
+
+    pdf = write_pdf(tmp_path / "two.pdf", [["Batas dosis berlaku untuk pekerja dan", "- 2 -"],
+                                            ["magang di atas 16 tahun.", "Pasal 3"]])
+    texts = {page: _page_text(pdf, page) for page in (0, 1)}
+    pieces = [SpanPiece(page=0, page_no=1, chunk_id="c0", span="berlaku untuk pekerja dan"),
+              SpanPiece(page=1, page_no=2, chunk_id="c1", span="magang di atas 16 tahun.")]
+    first, second = piece_highlights(pdf, pieces, texts)
+    assert (first.page_no, second.page_no) == (1, 2)
+    assert len(first.boxes) == 1 and len(second.boxes) == 1

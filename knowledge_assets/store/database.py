@@ -100,19 +100,29 @@ class Store:
     def _ensure_schema(self, con: duckdb.DuckDBPyConnection) -> None:
         for table in TABLES:
             con.execute(create_statement(table))
-        found: dict[str, list[str]] = {}
-        for table, column in con.execute(
-            "SELECT table_name, column_name FROM information_schema.columns "
-            "WHERE table_schema = current_schema() ORDER BY table_name, ordinal_position"
-        ).fetchall():
-            found.setdefault(table, []).append(column)
+        found = _column_types(con)
         for table, columns in TABLES.items():
-            if found.get(table) != list(columns):
+            if list(found.get(table, {})) != list(columns):
                 raise StoreError(
-                    f"{self.path}: table {table} has columns {found.get(table)}, this version expects "
-                    f"{list(columns)}; move the old store aside (derived tables can be rebuilt)"
+                    f"{self.path}: table {table} has columns {list(found.get(table, {}))}, this version "
+                    f"expects {list(columns)}; move the old store aside (derived tables can be rebuilt)"
                 )
+        expected = _expected_types()
+        for table, columns in expected.items():
+            for column, sql_type in columns.items():
+                if found[table][column] != sql_type:
+                    self._widen(con, table, column, found[table][column], sql_type)
         self._schema_ready = True
+
+    def _widen(self, con: duckdb.DuckDBPyConnection, table: str, column: str, old: str, new: str) -> None:
+        """A column whose type this version extends (a STRUCT that gained a field, e.g.
+        provenance's `pieces`) is altered in place, its values kept and the new field NULL: a
+        store written by an earlier version, decisions included, stays usable. A change that
+        cannot be cast (a field removed or retyped) is refused with both types named."""
+        if not _extends(old, new):
+            raise StoreError(f"{self.path}: column {table}.{column} is {old}, this version expects {new}; "
+                             "move the old store aside (derived tables can be rebuilt)")
+        con.execute(f'ALTER TABLE "{table}" ALTER COLUMN "{column}" SET DATA TYPE {new}')
 
     def replace_partition(
         self,
@@ -155,6 +165,60 @@ class Store:
 
 def _is_nested(sql_type: str) -> bool:
     return sql_type.startswith("STRUCT") or sql_type.removesuffix(" NOT NULL").endswith("[]")
+
+
+def _column_types(con: duckdb.DuckDBPyConnection) -> dict[str, dict[str, str]]:
+    found: dict[str, dict[str, str]] = {}
+    for table, column, sql_type in con.execute(
+        "SELECT table_name, column_name, data_type FROM information_schema.columns "
+        "WHERE table_schema = current_schema() ORDER BY table_name, ordinal_position"
+    ).fetchall():
+        found.setdefault(table, {})[column] = sql_type
+    return found
+
+
+_EXPECTED: dict[str, dict[str, str]] = {}
+
+
+def _expected_types() -> dict[str, dict[str, str]]:
+    """The schema's column types as DuckDB spells them (`INT` reads back as `INTEGER`), from the
+    same CREATE statements in a scratch in-memory database, once per process."""
+    if not _EXPECTED:
+        with duckdb.connect() as scratch:
+            for table in TABLES:
+                scratch.execute(create_statement(table))
+            _EXPECTED.update({table: _column_types(scratch)[table] for table in TABLES})
+    return _EXPECTED
+
+
+def _extends(old: str, new: str) -> bool:
+    """True when type `new` is `old` with fields appended to a STRUCT, at any depth (inside a
+    list or another STRUCT): every field of `old` kept, in order, by name and type."""
+    if old == new:
+        return True
+    if old.endswith("[]") and new.endswith("[]"):
+        return _extends(old[:-2], new[:-2])
+    if not (old.startswith("STRUCT(") and new.startswith("STRUCT(")):
+        return False
+    old_fields, new_fields = _fields(old), _fields(new)
+    return len(old_fields) <= len(new_fields) and all(
+        before.partition(" ")[0] == after.partition(" ")[0]
+        and _extends(before.partition(" ")[2], after.partition(" ")[2])
+        for before, after in zip(old_fields, new_fields)
+    )
+
+
+def _fields(struct: str) -> list[str]:
+    """The top-level fields of a `STRUCT(...)` type string, split at depth-0 commas."""
+    inner, fields, depth, start = struct[len("STRUCT("):-1], [], 0, 0
+    for i, ch in enumerate(inner):
+        depth += ch in "(["
+        depth -= ch in ")]"
+        if ch == "," and depth == 0:
+            fields.append(inner[start:i].strip())
+            start = i + 1
+    fields.append(inner[start:].strip())
+    return fields
 
 
 def _insert(con: duckdb.DuckDBPyConnection, table: str, rows: list[dict[str, Any]]) -> None:

@@ -232,3 +232,35 @@ def test_every_store_of_the_process_shares_the_sessions_connection(tmp_path):
     with Store(db).connect() as after_the_session:
         assert after_the_session is not first
         assert after_the_session.execute("SELECT count(*) FROM parsed_pages").fetchone() == (2,)
+
+
+def test_a_store_of_an_earlier_version_gains_a_struct_field_and_keeps_its_rows(tmp_path):
+    # Provenance gained `pieces` (D56): a store written before keeps its rows, decisions included,
+    # and reads the new field as NULL.
+    path = tmp_path / "earlier.duckdb"
+    Store(path).fetch("SELECT 1")
+    con = duckdb.connect(str(path))
+    con.execute("DROP TABLE glossary")
+    old_provenance = ("STRUCT(doc_id VARCHAR, span VARCHAR, page INTEGER, page_no INTEGER, "
+                      "section_no VARCHAR, chunk_id VARCHAR)")
+    columns = {**TABLES["glossary"], "provenance": old_provenance}
+    con.execute("CREATE TABLE glossary (" + ", ".join(f'"{c}" {t}' for c, t in columns.items()) + ")")
+    con.execute("INSERT INTO glossary (doc_id, term_id, term, subdomain_tags, mention_count, provenance, "
+                "extraction_status, definition_conflict, conflict_variants) VALUES ('A', 't1', 'MTTR', [], 1, "
+                "{'doc_id': 'A', 'span': 'MTTR adalah', 'page': 0, 'page_no': 1, 'section_no': NULL, "
+                "'chunk_id': 'A::0000'}, 'ok', false, [])")
+    con.close()
+    rows = Store(path).fetch("SELECT term_id, provenance.span AS span, provenance.pieces AS pieces FROM glossary")
+    assert rows == [{"term_id": "t1", "span": "MTTR adalah", "pieces": None}]
+
+
+def test_a_column_whose_type_changed_otherwise_is_refused_naming_both_types(tmp_path):
+    path = tmp_path / "other.duckdb"
+    Store(path).fetch("SELECT 1")
+    con = duckdb.connect(str(path))
+    con.execute("DROP TABLE glossary")
+    columns = {**TABLES["glossary"], "provenance": "STRUCT(doc_id VARCHAR, span INTEGER)"}
+    con.execute("CREATE TABLE glossary (" + ", ".join(f'"{c}" {t}' for c, t in columns.items()) + ")")
+    con.close()
+    with pytest.raises(StoreError, match=r"column glossary\.provenance is STRUCT\(doc_id VARCHAR, span INTEGER\)"):
+        Store(path).fetch("SELECT 1")

@@ -19,7 +19,7 @@ from datetime import datetime
 from pathlib import Path
 
 from knowledge_assets.review.entities import require_document
-from knowledge_assets.review.status import ReviewStatus, review_statuses
+from knowledge_assets.review.status import DECIDED, ReviewStatus, review_statuses
 from knowledge_assets.review.worklist import kind_order, queue_rows, reason_for, review_order
 from knowledge_assets.store.database import Store
 
@@ -43,6 +43,10 @@ class DocumentSummary:
     def name(self) -> str:
         """What a person recognises the document by: its title, else its file name, else its id."""
         return self.title or self.file_name or self.doc_id
+
+    @property
+    def decided(self) -> int:
+        return sum(self.states[state] for state in DECIDED)
 
     @property
     def extracted(self) -> bool:

@@ -448,7 +448,6 @@ def test_a_batch_without_its_token_writes_nothing_and_an_approval_asks_first_nam
     undone = client.post(f"/documents/{PRM}/undo", {"csrf": csrf, "reviewer": "alice",
                                                     "batch": re.search(r"batch=([\w-]+)", done.headers["location"])[1]})
     assert undone.status == 303
-    assert {s.key.ref: s.state for s in review_statuses(server.store, PRM)}.keys() >= set(refs)
     assert all(state_of(server.store, PRM, ref) == "unreviewed" for ref in refs)
 
 

@@ -315,7 +315,7 @@ def test_a_filtered_selection_is_rejected_with_one_note_per_entry_undone_and_app
     # Approving asks first, naming how many.
     browser.evaluate("[...document.querySelectorAll('input[form=bulk-form]')].slice(0, 2).forEach(b => b.click())")
     browser.evaluate("document.getElementById('bulk-approve').click()")
-    browser.wait_for("document.getElementById('confirm-title')", "the confirmation")
+    browser.wait_for("!!document.getElementById('confirm-title')", "the confirmation")
     assert browser.evaluate("document.getElementById('confirm-title').textContent") == "Approve these 2 entries?"
     assert history(store, KPI)[-1].decision == "withdrawn"  # nothing recorded before the confirmation
     browser.evaluate("document.getElementById('confirm-approve').click()")

@@ -122,18 +122,13 @@
     }
   });
 
-  // Scroll the source column (or, when the column is not a scroll box of its own, the page) so
-  // the marked span sits in the upper third of what is visible.
+  // Scroll the source column, beside the fields, so the marked span sits in its upper third.
+  // A narrow window stacks the source under the fields: the page is left where the fields are.
   function showInSource(marked) {
     var column = marked.closest("section.source");
-    var at = marked.getBoundingClientRect();
     if (column && column.scrollHeight > column.clientHeight) {
-      var frame = column.getBoundingClientRect();
+      var at = marked.getBoundingClientRect(), frame = column.getBoundingClientRect();
       column.scrollTop += at.top - frame.top - frame.height / 3;
-    }
-    at = marked.getBoundingClientRect();
-    if (at.top < 0 || at.bottom > window.innerHeight) {
-      window.scrollBy(0, at.top - window.innerHeight / 3);
     }
   }
 

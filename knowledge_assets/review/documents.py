@@ -78,9 +78,10 @@ def _by_doc(store: Store, sql: str) -> dict[str, dict]:
     return {row["doc_id"]: row for row in store.fetch(sql)}
 
 
-def document_summaries(store: Store, only: list[str] | None = None) -> list[DocumentSummary]:
+def document_summaries(store: Store, only: list[str] | None = None, with_states: bool = True) -> list[DocumentSummary]:
     """Every registered or extracted document (or those in `only`), sorted by doc_id, with its
-    counts and review states."""
+    counts and review states (left empty without `with_states`: a page that only names the
+    document need not compute every entry's state again)."""
     registry = _by_doc(store, """
         SELECT doc_id, arg_max(revision, registered_at) AS revision, arg_max(kind, registered_at) AS kind,
                arg_max(file_name, registered_at) AS file_name
@@ -98,7 +99,7 @@ def document_summaries(store: Store, only: list[str] | None = None) -> list[Docu
     summaries = []
     for doc_id in doc_ids:
         extracted = doc_id in glossary or doc_id in formulas or doc_id in rules or doc_id in titles
-        states = Counter(s.state for s in review_statuses(store, doc_id)) if extracted else Counter()
+        states = Counter(s.state for s in review_statuses(store, doc_id)) if extracted and with_states else Counter()
         moments = [m for m in (parsed.get(doc_id, {}).get("parsed_at"), runs.get(doc_id, {}).get("at")) if m]
         summaries.append(DocumentSummary(
             doc_id=doc_id,

@@ -188,7 +188,7 @@ class ReviewApp:
         chosen = {name: request.query_params.get(name, "") for name in _FILTERS}
         with self.session() as store:
             entries = self._entries(store, doc_id)
-            summary = document_summaries(store, [doc_id])[0]
+            summary = document_summaries(store, [doc_id], with_states=False)[0]
         shown = [e for e in entries if all(not v or _attribute(e, k) == v for k, v in chosen.items())]
         token = request.query_params.get("batch", "")
         batch = self.batches.get(token)
@@ -208,7 +208,7 @@ class ReviewApp:
             )
             reviews = [r for r in history(store, item.doc_id) if r.key == item.key]
             source_view = self._source(store, item, reviewed_source(store, item.doc_id))
-            summary = document_summaries(store, [item.doc_id])[0]
+            summary = document_summaries(store, [item.doc_id], with_states=False)[0]
         current = entries[index]
         return self.render(
             request, "entry.html", entry=current, item=item, doc_id=item.doc_id, reviews=reviews,
@@ -303,7 +303,7 @@ class ReviewApp:
             chosen = [by_ref[ref] for ref in refs]
             if decision == "approved" and _value(fields, "confirm") != str(len(chosen)):
                 return self.render(request, "confirm.html", doc_id=doc_id, chosen=chosen, fields=fields,
-                                   summary=document_summaries(store, [doc_id])[0], back=back)
+                                   summary=document_summaries(store, [doc_id], with_states=False)[0], back=back)
             try:
                 with store.transaction():
                     recorded = decide_all(store, [e.status.item for e in chosen], decision,

@@ -79,8 +79,8 @@ _DECISIONS: dict[str, Decision] = {"approve": "approved", "reject": "rejected", 
 # What the entry page says of fields a reader otherwise takes for review states.
 EXTRACTION_WORDS = {"ok": "definition found", "no_definition_found": "no definition found in the document",
                     "escalated": "the model call failed"}
-DIFF_WORDS = {"new": "new since the previous run", "duplicate": "unchanged since the previous run",
-              "conflicting": "changed since the previous run"}
+DIFF_WORDS = {"new": "no earlier definition to compare with", "duplicate": "the same definition as the previous run",
+              "conflicting": "a different definition from the previous run"}
 _BATCHES_KEPT = 100
 _FILTERS = ("kind", "reason", "state")
 # A document's run state as the Dagster instance knows it: (outcome, cause), e.g. ("failed", "…").

@@ -75,6 +75,16 @@ def _dagster_instance():
     return project_instance()
 
 
+def _document_states(doc_ids: list[str]) -> dict[str, tuple[str, str | None]]:
+    """Each document's run state as the instance knows it (`failed` with its cause, …), for the
+    review pages, which may not import the Dagster wiring themselves."""
+    from knowledge_assets.defs.document_state import partition_states
+    from knowledge_assets.defs.instance import project_instance
+
+    return {doc_id: (state.outcome, state.cause)
+            for doc_id, state in partition_states(project_instance(), doc_ids).items()}
+
+
 def _in_one_connection(command):
     """The command keeps one connection to the store from start to end (Store.session), the
     Dagster runs it launches in this process included."""
@@ -244,7 +254,7 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--out", required=True, help="folder to write into: each document in OUT/<doc_id>/")
     export.set_defaults(handler=cmd_export)
     documents_cli.add_commands(sub, _dagster_instance)
-    review_cli.add_commands(sub)
+    review_cli.add_commands(sub, _document_states)
     evaluation_cli.add_commands(sub, _pipeline_runner)
     semantic_review_cli.add_commands(sub, _pipeline_runner)
     return parser

@@ -109,7 +109,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     # Imported here: the web stack is only loaded by the command that needs it.
     from knowledge_assets.review.web.serve import serve
 
-    serve(database_path(), args.host, args.port, args.lock_timeout)
+    serve(database_path(), args.host, args.port, args.lock_timeout, args.document_states)
     return 0
 
 
@@ -128,8 +128,9 @@ def _decision(commands: argparse._SubParsersAction, name: str, help: str, handle
     return parser
 
 
-def add_commands(subparsers: argparse._SubParsersAction) -> None:
-    """Adds `review` and its subcommands to the `knowledge-assets` parser."""
+def add_commands(subparsers: argparse._SubParsersAction, document_states=None) -> None:
+    """Adds `review` and its subcommands to the `knowledge-assets` parser; `document_states`
+    reads each document's run state for the pages (review/web/app.py `DocumentStates`)."""
     review = subparsers.add_parser("review", help="expert review: list, show, approve, reject, edit, serve")
     commands = review.add_subparsers(dest="review_command", required=True)
     listing = _entry(commands, "list", "the document's pending entries, in queue order", cmd_list)
@@ -144,6 +145,7 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
     edit = _decision(commands, "edit", "replace the entry by a corrected one (a contract JSON object)", cmd_edit)
     edit.add_argument("--payload", required=True, help="JSON file holding the corrected entry")
     serve = _entry(commands, "serve", "review in the browser: documents, queue, entries beside their source", cmd_serve)
+    serve.set_defaults(document_states=document_states)
     serve.add_argument("--host", default="127.0.0.1",
                        help="address to listen on (default 127.0.0.1, this machine only)")
     serve.add_argument("--port", type=int, default=8765)

@@ -18,7 +18,8 @@ from knowledge_assets.review.entities import KEY_PARAMETER, MODELS, EntityKey, R
 from knowledge_assets.review.fingerprint import fingerprint, reviewed_content
 from knowledge_assets.store.database import Store
 
-Decision = Literal["approved", "edited", "rejected"]
+# `withdrawn` undoes a decision that had none before it: the entity is unreviewed again.
+Decision = Literal["approved", "edited", "rejected", "withdrawn"]
 # A name and a note are read on every page of the history and travel into exports: bounded
 # here, where the CLI and the web form both record, so neither can store a page-sized one.
 REVIEWER_MAX_CHARS = 200

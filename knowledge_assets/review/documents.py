@@ -4,6 +4,11 @@
 was decided, so `queue_entries` lists every current entity — pending ones in the worklist's
 order (the contract queue's, then domain, formulas and rules), decided ones after them — each
 with the status the continuity rules give it. The ordering and reasons are the worklist's own.
+`progress` counts what is decided of each kind, the figure a reviewer works down.
+
+The page images of a PDF come from the registration whose content was parsed (the revision the
+entries were extracted from), not from the latest registration: after `--new-document` or a
+new revision not yet run, the latest path holds other content.
 """
 
 from __future__ import annotations
@@ -11,13 +16,12 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 from datetime import datetime
+from pathlib import Path
 
 from knowledge_assets.review.entities import require_document
-from knowledge_assets.review.status import ReviewStatus, review_statuses
-from knowledge_assets.review.worklist import _KIND_ORDER, AWAITING_FIRST_REVIEW, _queue_rows
+from knowledge_assets.review.status import DECIDED, ReviewStatus, review_statuses
+from knowledge_assets.review.worklist import kind_order, queue_rows, reason_for, review_order
 from knowledge_assets.store.database import Store
-
-STATES = ("unreviewed", "approved", "edited", "rejected", "stale")
 
 
 @dataclass(frozen=True)
@@ -34,6 +38,15 @@ class DocumentSummary:
     rules: int
     states: Counter[str]
     last_run: datetime | None
+
+    @property
+    def name(self) -> str:
+        """What a person recognises the document by: its title, else its file name, else its id."""
+        return self.title or self.file_name or self.doc_id
+
+    @property
+    def decided(self) -> int:
+        return sum(self.states[state] for state in DECIDED)
 
     @property
     def extracted(self) -> bool:
@@ -65,9 +78,10 @@ def _by_doc(store: Store, sql: str) -> dict[str, dict]:
     return {row["doc_id"]: row for row in store.fetch(sql)}
 
 
-def document_summaries(store: Store, only: list[str] | None = None) -> list[DocumentSummary]:
+def document_summaries(store: Store, only: list[str] | None = None, with_states: bool = True) -> list[DocumentSummary]:
     """Every registered or extracted document (or those in `only`), sorted by doc_id, with its
-    counts and review states."""
+    counts and review states (left empty without `with_states`: a page that only names the
+    document need not compute every entry's state again)."""
     registry = _by_doc(store, """
         SELECT doc_id, arg_max(revision, registered_at) AS revision, arg_max(kind, registered_at) AS kind,
                arg_max(file_name, registered_at) AS file_name
@@ -85,7 +99,7 @@ def document_summaries(store: Store, only: list[str] | None = None) -> list[Docu
     summaries = []
     for doc_id in doc_ids:
         extracted = doc_id in glossary or doc_id in formulas or doc_id in rules or doc_id in titles
-        states = Counter(s.state for s in review_statuses(store, doc_id)) if extracted else Counter()
+        states = Counter(s.state for s in review_statuses(store, doc_id)) if extracted and with_states else Counter()
         moments = [m for m in (parsed.get(doc_id, {}).get("parsed_at"), runs.get(doc_id, {}).get("at")) if m]
         summaries.append(DocumentSummary(
             doc_id=doc_id,
@@ -107,14 +121,45 @@ def document_summaries(store: Store, only: list[str] | None = None) -> list[Docu
 def queue_entries(store: Store, doc_id: str) -> list[QueueEntry]:
     """Every current entity of the document: pending first, in the worklist's order, then decided."""
     require_document(store, doc_id)
-    queue = _queue_rows(store, doc_id)
-    unranked = len(queue) + 1
+    queue = queue_rows(store, doc_id)
+    order = review_order(queue)
+    statuses = sorted(review_statuses(store, doc_id), key=lambda s: (not s.pending, *order(s)))
+    return [QueueEntry(position, status, reason_for(status, queue))
+            for position, status in enumerate(statuses, start=1)]
 
-    def order(status: ReviewStatus) -> tuple[bool, int, int]:
-        return not status.pending, queue.get(status.key, (unranked, ""))[0], _KIND_ORDER.index(status.key.kind)
 
-    statuses = sorted(review_statuses(store, doc_id), key=order)
-    return [
-        QueueEntry(position, status, status.stale_reason or queue.get(status.key, (0, AWAITING_FIRST_REVIEW))[1])
-        for position, status in enumerate(statuses, start=1)
-    ]
+@dataclass(frozen=True)
+class Progress:
+    """How many entries of a kind (or of every kind: `kind` None) are decided, of how many."""
+
+    kind: str | None
+    decided: int
+    total: int
+
+
+def progress(entries: list[QueueEntry]) -> list[Progress]:
+    """Decided of total for the whole document first, then for each kind, in queue order."""
+    kinds = sorted({e.kind for e in entries}, key=kind_order)
+    return [Progress(kind, sum(not e.status.pending for e in chosen), len(chosen))
+            for kind, chosen in [(None, entries), *((k, [e for e in entries if e.kind == k]) for k in kinds)]]
+
+
+@dataclass(frozen=True)
+class ReviewedSource:
+    doc_id: str
+    path: Path
+    kind: str
+    content_sha256: str
+
+
+def reviewed_source(store: Store, doc_id: str) -> ReviewedSource | None:
+    """The registration of the content the current extraction was parsed from (the latest one
+    with that content); None for a document never parsed."""
+    rows = store.fetch(
+        "SELECT d.doc_id, d.source_path, d.kind, d.content_sha256 FROM documents d JOIN parsed_documents p "
+        "ON p.doc_id = d.doc_id AND p.content_sha256 = d.content_sha256 WHERE d.doc_id = ? "
+        "ORDER BY d.registered_at DESC, d.revision DESC LIMIT 1", [doc_id])
+    if not rows:
+        return None
+    row = rows[0]
+    return ReviewedSource(row["doc_id"], Path(row["source_path"]), row["kind"], row["content_sha256"])

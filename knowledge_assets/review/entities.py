@@ -80,6 +80,27 @@ class Reviewable:
             return self.entity.surface  # type: ignore[attr-defined]
         return kind_branch(self.key.kind).label(self.entity)
 
+    @property
+    def preview(self) -> str | None:
+        """What the reviewer judges, in one line of the queue: a term's definition, a formula's
+        LaTeX, a rule's condition → consequence (its statement when it has neither), a domain's
+        purpose. None when the entity has nothing of the kind (a term without a definition)."""
+        return entity_preview(self.entity)
+
+
+def entity_preview(entity: BaseModel) -> str | None:
+    if isinstance(entity, c.GlossaryEntry):
+        return entity.definition
+    if isinstance(entity, c.FormulaEntry):
+        return entity.formula_latex
+    if isinstance(entity, c.RuleEntry):
+        if entity.condition or entity.consequence:
+            return f"{entity.condition or '…'} → {entity.consequence or '…'}"
+        return entity.statement
+    if isinstance(entity, c.DomainContext):
+        return entity.purpose_verbatim
+    return None
+
 
 def current_entities(store: Store, doc_id: str) -> list[Reviewable]:
     """Every reviewable entity of the document's current extraction, in the stored order."""

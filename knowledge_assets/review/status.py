@@ -3,14 +3,18 @@
 The latest decision applies while the entity's fingerprint is the one the reviewer saw. When
 the content changed, the decision stays in the history but no longer applies: the entity is
 `stale`, back in the queue, with a reason naming the fields that changed, then and now. An
-approval is never carried onto different content, and never lost without a trace.
+approval is never carried onto different content, and never lost without a trace. A withdrawn
+decision (an undo with nothing earlier to go back to) leaves the entity `unreviewed`.
+
+`STATES` and `STATE_MEANINGS` are the one vocabulary of states: the web pages, `review list`
+and `documents` all say these words, with these meanings.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from knowledge_assets import contracts as c
 from knowledge_assets.review.decisions import Review, latest_decisions
@@ -19,6 +23,15 @@ from knowledge_assets.review.fingerprint import changed_fields, fingerprint, rev
 from knowledge_assets.store.database import Store
 
 State = Literal["unreviewed", "approved", "edited", "rejected", "stale"]
+STATES: tuple[State, ...] = get_args(State)
+DECIDED: tuple[State, ...] = ("approved", "edited", "rejected")
+STATE_MEANINGS: dict[State, str] = {
+    "unreviewed": "never decided: in the queue",
+    "approved": "approved as extracted",
+    "edited": "approved with the expert's corrections",
+    "rejected": "rejected: never reaches approved knowledge",
+    "stale": "decided before, but a later run changed it: back in the queue",
+}
 _SHOWN_CHARS = 60
 
 
@@ -35,7 +48,7 @@ class ReviewStatus:
 
     @property
     def state(self) -> State:
-        if self.latest is None:
+        if self.latest is None or self.latest.decision == "withdrawn":
             return "unreviewed"
         if self.latest.fingerprint != self.fingerprint:
             return "stale"

@@ -3,23 +3,27 @@
 Terms and uncorroborated key parameters come in the contract queue's order (conflicts, key
 parameters, mention count), then the domain context, formulas and rules, which the contract
 queue does not hold but an expert gates too (seed 001 §9.3). A stale entry keeps its place
-and says what changed; any other keeps the queue's reason.
+and says what changed; any other keeps the queue's reason, and an entry the contract queue
+does not hold is a routine confirmation, as the queue calls its own plain rows: one word for
+one situation. A decided entry's reason is its decision (`approved by alice on …`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
+from knowledge_assets import contracts as c
 from knowledge_assets.review.entities import EntityKey, require_document
 from knowledge_assets.review.status import ReviewStatus, review_statuses
 from knowledge_assets.store.database import Store
 
-AWAITING_FIRST_REVIEW = "awaiting a first review"
+QueueRows = dict[EntityKey, tuple[int, str]]
 # Entries outside the contract queue (and any a stale queue table lacks) follow in this order.
 _KIND_ORDER = ("term", "key_parameter", "domain", "formula", "rule")
 
 
-def _kind_order(kind: str) -> int:
+def kind_order(kind: str) -> int:
     """Terms first, then what the domain context names, then formulas and rules; a kind a newer
     branch brings follows them."""
     return _KIND_ORDER.index(kind) if kind in _KIND_ORDER else len(_KIND_ORDER)
@@ -38,7 +42,8 @@ class WorkItem:
     span: str
 
 
-def _queue_rows(store: Store, doc_id: str) -> dict[EntityKey, tuple[int, str]]:
+def queue_rows(store: Store, doc_id: str) -> QueueRows:
+    """The contract queue's rank and reason of each entry it holds."""
     rows = store.fetch(
         "SELECT rank, row_kind, term_id, domain_id, term, review_reason FROM review_queue "
         "WHERE doc_id = ? ORDER BY rank",
@@ -54,19 +59,33 @@ def _queue_rows(store: Store, doc_id: str) -> dict[EntityKey, tuple[int, str]]:
     return keyed
 
 
-def worklist(store: Store, doc_id: str) -> list[WorkItem]:
-    require_document(store, doc_id)
-    queue = _queue_rows(store, doc_id)
+def review_order(queue: QueueRows) -> Callable[[ReviewStatus], tuple[int, int]]:
+    """The sort key of the queue's order: its rank, then kind for what it does not hold."""
     unranked = len(queue) + 1
 
     def order(status: ReviewStatus) -> tuple[int, int]:
-        return queue.get(status.key, (unranked, ""))[0], _kind_order(status.key.kind)
+        return queue.get(status.key, (unranked, ""))[0], kind_order(status.key.kind)
 
-    pending = sorted((s for s in review_statuses(store, doc_id) if s.pending), key=order)
+    return order
+
+
+def reason_for(status: ReviewStatus, queue: QueueRows) -> str:
+    """Why the entry is where it is: what changed, the queue's reason, or the decision that applies."""
+    if status.stale_reason:
+        return status.stale_reason
+    if not status.pending and status.latest is not None:
+        return status.latest.describe()
+    return queue.get(status.key, (0, c.REVIEW_REASON_ROUTINE))[1]
+
+
+def worklist(store: Store, doc_id: str) -> list[WorkItem]:
+    require_document(store, doc_id)
+    queue = queue_rows(store, doc_id)
+    pending = sorted((s for s in review_statuses(store, doc_id) if s.pending), key=review_order(queue))
     items = []
     for rank, status in enumerate(pending, start=1):
         provenance = status.item.provenance
-        reason = status.stale_reason or queue.get(status.key, (0, AWAITING_FIRST_REVIEW))[1]
+        reason = reason_for(status, queue)
         items.append(WorkItem(
             rank=rank, kind=status.key.kind, id=status.key.ref, label=status.item.label, state=status.state,
             reason=reason, page_no=provenance.page_no, section_no=provenance.section_no, span=provenance.span,

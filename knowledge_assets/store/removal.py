@@ -8,14 +8,26 @@ without a change here. Two kinds of rows are not the document's own and stay:
 - `knowledge_reviews`, the experts' decisions, unless asked: kept, they apply again if the
   document comes back with the same content (review/status.py), so removing a document by
   mistake loses no review work. `approved_knowledge` is derived from them and always goes.
+
+The review pages' images of the document (`review_pages/<doc_id>/` beside the store file) go
+with its rows: they are drawings of a document the store no longer holds, and a document added
+later under the same id must not be shown another's pages.
 """
 
 from __future__ import annotations
+
+import shutil
+from pathlib import Path
 
 from knowledge_assets.store.database import Store
 from knowledge_assets.store.schema import TABLES
 
 DECISIONS_TABLE = "knowledge_reviews"
+
+
+def review_page_cache(state_dir: Path, doc_id: str) -> Path:
+    """The folder of the document's page images the review pages drew, in the state folder."""
+    return state_dir / "review_pages" / doc_id
 
 
 def document_tables(with_decisions: bool) -> list[str]:
@@ -40,4 +52,6 @@ def remove_document_rows(store: Store, doc_id: str, with_decisions: bool) -> dic
     before = document_row_counts(store, doc_id)
     tables = [table for table in document_tables(with_decisions) if table in before]
     store.replace_partition(doc_id, {table: [] for table in tables})
+    if Path(doc_id).name == doc_id and doc_id not in (".", ".."):  # a folder of its own, nothing above it
+        shutil.rmtree(review_page_cache(store.path.resolve().parent, doc_id), ignore_errors=True)
     return {table: before[table] for table in tables}

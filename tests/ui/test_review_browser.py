@@ -12,6 +12,7 @@ import subprocess
 import time
 import unicodedata
 import urllib.request
+from collections import Counter
 from pathlib import Path
 from urllib.parse import quote
 
@@ -19,9 +20,12 @@ import pypdfium2 as pdfium
 import pytest
 from websockets.sync.client import connect
 
+from knowledge_assets.ingest.documents import identify
 from knowledge_assets.review.decisions import history
+from knowledge_assets.review.documents import queue_entries
 from knowledge_assets.review.status import review_statuses
 from knowledge_assets.review.worklist import worklist
+from knowledge_assets.store.registry import register
 from tests.conftest import PROJECT_ROOT, SAMPLE_PDF
 from tests.review.conftest import KPI, PRM
 from tests.review.web.server import review_server
@@ -233,9 +237,8 @@ def test_an_expert_opens_the_pdf_queue_checks_the_highlight_approves_with_a_key_
     assert browser.evaluate("[...document.querySelectorAll('tr[data-href]')].map(r => r.dataset.href)") == [
         f"/entries/{first.id}?doc_id={PRM}"]
     browser.open(f"{server.url}/")
-    approved = f"[...document.querySelectorAll('tr')].find(r => r.textContent.includes('{PRM}'))" \
-               ".querySelector('td.state-approved').textContent"
-    assert browser.evaluate(approved) == "1"
+    approved = f"document.querySelector('tr[data-doc-id=\"{PRM}\"] [data-state=approved]').textContent"
+    assert browser.evaluate(approved) == "1 approved"
     browser.screenshot("documents.png")
 
 
@@ -253,3 +256,126 @@ def test_a_markdown_entry_shows_the_span_marked_in_its_text(session):
     assert browser.evaluate("document.getElementById('edit-panel').open") is True
     browser.press("Escape")
     browser.screenshot("markdown_entry.png")
+
+
+def _queue_rows(browser) -> list[dict]:
+    return browser.evaluate("[...document.querySelectorAll('tr[data-ref]')].map(r => ({ref: r.dataset.ref, "
+                            "preview: r.querySelector('.preview').textContent.trim()}))")
+
+
+def _progress(browser) -> dict[str, list[int]]:
+    return browser.evaluate("Object.fromEntries([...document.querySelectorAll('#progress li')].map(li => "
+                            "[li.dataset.kind, [Number(li.dataset.decided), Number(li.dataset.total)]]))")
+
+
+def test_a_filtered_selection_is_rejected_with_one_note_per_entry_undone_and_approved_after_a_count(session):
+    samples, server, browser = session
+    store = server.store
+    entries = queue_entries(store, KPI)
+    reason = Counter(e.reason for e in entries if e.status.pending).most_common(1)[0][0]
+    chosen = [e for e in entries if e.reason == reason]
+    browser.open(f"{server.url}/documents/{KPI}?reason={quote(reason)}")
+    rows = _queue_rows(browser)
+    assert [r["ref"] for r in rows] == [e.ref for e in chosen]
+    # Each row previews what is judged: the definition, the LaTeX, condition → consequence.
+    for row, entry in zip(rows, chosen):
+        preview = entry.status.item.preview
+        if not preview:
+            assert row["preview"] in ("no definition found", "—")
+        elif row["preview"].endswith("..."):  # a long one, cut at a word
+            assert preview.startswith(row["preview"].removesuffix("...").strip())
+        else:
+            assert row["preview"] == preview.strip()
+    assert any(e.status.item.preview for e in chosen)
+    before = _progress(browser)
+    assert before["all"] == [sum(not e.status.pending for e in entries), len(entries)]
+    assert "Maintenance KPI Procedure" in browser.evaluate("document.querySelector('header.top').innerText")
+
+    decided_before = len(history(store, KPI))
+    browser.evaluate("document.getElementById('select-shown').click()")
+    assert browser.evaluate("document.getElementById('selected-count').textContent") == str(len(chosen))
+    browser.evaluate("document.querySelector('#bulk-form input[name=reviewer]').value = 'Budi Santoso'")
+    browser.evaluate("document.querySelector('#bulk-form input[name=note]').value = 'not defined by this procedure'")
+    browser.evaluate("document.getElementById('bulk-reject').click()")
+    browser.wait_for("location.search.includes('batch=') && document.readyState === 'complete'", "the rejected batch")
+    recorded = history(store, KPI)[decided_before:]
+    assert sorted((r.key.ref, r.decision, r.reviewer, r.note) for r in recorded) == sorted(
+        (e.ref, "rejected", "Budi Santoso", "not defined by this procedure") for e in chosen)
+    after = _progress(browser)
+    assert after["all"][0] == before["all"][0] + len(chosen)
+    browser.screenshot("queue_batch_rejected.png")
+
+    browser.evaluate("document.getElementById('undo-batch').click()")
+    browser.wait_for("location.search.includes('undone=') && document.readyState === 'complete'", "the undo")
+    assert _progress(browser)["all"] == before["all"]
+    undone = history(store, KPI)[decided_before + len(chosen):]
+    assert sorted((r.key.ref, r.decision, r.reviewer) for r in undone) == sorted(
+        (e.ref, "withdrawn", "Budi Santoso") for e in chosen)
+
+    # Approving asks first, naming how many.
+    browser.evaluate("[...document.querySelectorAll('input[form=bulk-form]')].slice(0, 2).forEach(b => b.click())")
+    browser.evaluate("document.getElementById('bulk-approve').click()")
+    browser.wait_for("!!document.getElementById('confirm-title')", "the confirmation")
+    assert browser.evaluate("document.getElementById('confirm-title').textContent") == "Approve these 2 entries?"
+    assert history(store, KPI)[-1].decision == "withdrawn"  # nothing recorded before the confirmation
+    browser.evaluate("document.getElementById('confirm-approve').click()")
+    browser.wait_for("location.search.includes('batch=') && document.readyState === 'complete'", "the approval")
+    assert [r.decision for r in history(store, KPI)[-2:]] == ["approved", "approved"]
+    assert _progress(browser)["all"][0] == before["all"][0] + 2
+
+
+def _overflow(browser) -> int:
+    return browser.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
+
+
+@pytest.mark.parametrize("width", [1280, 800])
+def test_the_pages_fit_the_window_without_horizontal_scrolling(session, width):
+    samples, server, browser = session
+    browser.call("Emulation.setDeviceMetricsOverride", width=width, height=900, deviceScaleFactor=1, mobile=False)
+    try:
+        first = queue_entries(server.store, PRM)[0]
+        for path, shot in (("/", "documents"), (f"/documents/{PRM}", "queue"), (f"/documents/{KPI}", None),
+                           (f"/entries/{quote(first.ref)}?doc_id={PRM}", "entry")):
+            browser.open(server.url + path)
+            assert _overflow(browser) <= 0, f"{path} is wider than {width} px"
+            if shot:
+                browser.screenshot(f"{shot}_{width}.png")
+    finally:
+        browser.call("Emulation.clearDeviceMetricsOverride")
+
+
+def test_the_markdown_source_is_scrolled_so_the_marked_span_is_visible(session):
+    samples, server, browser = session
+    store = server.store
+    chunks = {row["chunk_id"]: row["text"] for row in
+              store.fetch("SELECT chunk_id, text FROM parsed_chunks WHERE doc_id = ?", [KPI])}
+
+    def depth(entry) -> int:
+        provenance = entry.status.item.provenance
+        return chunks.get(provenance.chunk_id, "").find(provenance.span)
+
+    deepest = max(queue_entries(store, KPI), key=depth)
+    browser.call("Emulation.setDeviceMetricsOverride", width=1280, height=420, deviceScaleFactor=1, mobile=False)
+    try:
+        browser.open(f"{server.url}/entries/{quote(deepest.ref)}?doc_id={KPI}")
+        seen = browser.evaluate("""(() => {
+          const mark = document.getElementById('span-mark').getBoundingClientRect();
+          const column = document.querySelector('section.source').getBoundingClientRect();
+          return mark.top >= Math.max(0, column.top) && mark.top < Math.min(window.innerHeight, column.bottom);
+        })()""")
+        assert seen, "the marked span is outside the visible source"
+        browser.screenshot("markdown_scrolled.png")
+    finally:
+        browser.call("Emulation.clearDeviceMetricsOverride")
+
+
+def test_a_document_whose_run_failed_says_failed_and_why(session, tmp_path):
+    samples, server, browser = session
+    broken = tmp_path / "broken_standard.pdf"
+    broken.write_bytes(b"%PDF-1.4\nthis is not a PDF body\n")
+    doc_id = register(server.store, identify(broken)).source.doc_id
+    assert not run_document(samples.instance, doc_id).success
+    browser.open(f"{server.url}/")
+    state = browser.evaluate(f"document.querySelector('tr[data-doc-id=\"{doc_id}\"] .run-state').innerText")
+    assert state.startswith("failed: ") and len(state) > len("failed: ")
+    assert "not extracted yet" not in browser.evaluate("document.body.innerText")

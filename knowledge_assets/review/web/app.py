@@ -10,8 +10,13 @@ Safety, because these pages write the knowledge that goes into prompts:
     static files are held in memory, cached images are named by registry values and numbers;
   - templates escape everything (document text is untrusted), and the Content-Security-Policy
     allows this origin's own script and styles only;
-  - a decision is one INSERT; when a running materialisation holds the store past the wait,
-    the page says so and nothing was written.
+  - a decision is one INSERT, a batch one transaction of one INSERT per entry (an approval of
+    many is confirmed first, on a page naming how many); when a running materialisation holds
+    the store past the wait, the page says so and nothing was written.
+
+A batch's decisions are remembered by this process (a token in the URL names them, never the
+ids themselves) so that the queue can offer to undo them; each entry's own latest decision can
+be undone from its page at any time.
 """
 
 from __future__ import annotations
@@ -22,12 +27,13 @@ import io
 import secrets
 import tempfile
 import zipfile
-from collections.abc import Iterator
+from collections import OrderedDict
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, get_args
-from urllib.parse import parse_qs, quote, unquote
+from urllib.parse import parse_qs, quote, unquote, urlencode
 
 import duckdb
 import jinja2
@@ -43,13 +49,22 @@ from starlette.routing import Route
 from knowledge_assets import contracts as c
 from knowledge_assets.export import ExportError
 from knowledge_assets.review.approved import export_approved
+from knowledge_assets.review.batch import decide_all, undo
 from knowledge_assets.review.decisions import Decision, Review, history, record_decision, validate_edit
-from knowledge_assets.review.documents import STATES, QueueEntry, document_summaries, queue_entries
+from knowledge_assets.review.documents import (
+    QueueEntry,
+    ReviewedSource,
+    document_summaries,
+    progress,
+    queue_entries,
+    reviewed_source,
+)
 from knowledge_assets.review.entities import KINDS, Reviewable, ReviewError, find
 from knowledge_assets.review.fingerprint import CONTENT_FIELDS
+from knowledge_assets.review.status import STATE_MEANINGS, STATES
 from knowledge_assets.review.web import source
 from knowledge_assets.store.database import Store, StoreError
-from knowledge_assets.store.registry import latest_source
+from knowledge_assets.store.removal import review_page_cache
 
 HERE = Path(__file__).parent
 SESSION_COOKIE = "ka_review_session"
@@ -61,6 +76,15 @@ EDITABLE: dict[str, tuple[str, ...]] = {
     kind: tuple(name for name in fields if name not in _SET_BY_CODE) for kind, fields in CONTENT_FIELDS.items()
 }
 _DECISIONS: dict[str, Decision] = {"approve": "approved", "reject": "rejected", "edit": "edited"}
+# What the entry page says of fields a reader otherwise takes for review states.
+EXTRACTION_WORDS = {"ok": "definition found", "no_definition_found": "no definition found in the document",
+                    "escalated": "the model call failed"}
+DIFF_WORDS = {"new": "no earlier definition to compare with", "duplicate": "the same definition as the previous run",
+              "conflicting": "a different definition from the previous run"}
+_BATCHES_KEPT = 100
+_FILTERS = ("kind", "reason", "state")
+# A document's run state as the Dagster instance knows it: (outcome, cause), e.g. ("failed", "…").
+DocumentStates = Callable[[Sequence[str]], dict[str, tuple[str, str | None]]]
 _CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; form-action 'self'; "
         "frame-ancestors 'none'; base-uri 'none'; connect-src 'self'")
 LOCKED = ("The knowledge store is busy: a running materialisation holds {path}. Nothing was written"
@@ -73,6 +97,8 @@ class Settings:
     state_dir: Path
     allowed_hosts: tuple[str, ...]
     lock_timeout_s: float = 10.0
+    # Given by the command that starts the server (review never imports the Dagster wiring).
+    document_states: DocumentStates | None = None
 
 
 def state_dir_for(store_path: Path) -> Path:
@@ -105,6 +131,8 @@ class ReviewApp:
         self.static = _static_files()
         # One Store for the process: it checks the schema once, then only opens connections.
         self.store = Store(settings.store_path, lock_timeout_s=settings.lock_timeout_s)
+        # token → (doc_id, decision, review ids): what the queue offers to undo.
+        self.batches: OrderedDict[str, tuple[str, str, tuple[str, ...]]] = OrderedDict()
 
     # --- plumbing -------------------------------------------------------------------------
 
@@ -122,7 +150,7 @@ class ReviewApp:
         session = request.cookies.get(SESSION_COOKIE) or secrets.token_urlsafe(24)
         page = self.templates.get_template(template).render(
             csrf=self.csrf_token(session), reviewer=unquote(request.cookies.get(REVIEWER_COOKIE, "")),
-            states=STATES, kinds=KINDS, **values,
+            states=STATES, state_meanings=STATE_MEANINGS, kinds=KINDS, **values,
         )
         response = HTMLResponse(page, status_code=status)
         if request.cookies.get(SESSION_COOKIE) != session:
@@ -144,21 +172,34 @@ class ReviewApp:
 
     # --- pages ----------------------------------------------------------------------------
 
+    def run_states(self, doc_ids: Sequence[str]) -> dict[str, tuple[str, str | None]]:
+        """Each document's run state, when the server was given a way to read it."""
+        reader = self.settings.document_states
+        return reader(list(doc_ids)) if reader is not None and doc_ids else {}
+
     def documents(self, request: Request) -> Response:
         with self.session() as store:
-            return self.render(request, "documents.html", documents=document_summaries(store))
+            summaries = document_summaries(store)
+        return self.render(request, "documents.html", documents=summaries,
+                           run_states=self.run_states([d.doc_id for d in summaries if not d.extracted]))
 
     def queue(self, request: Request) -> Response:
         doc_id = request.path_params["doc_id"]
-        chosen = {name: request.query_params.get(name, "") for name in ("kind", "reason", "state")}
+        chosen = {name: request.query_params.get(name, "") for name in _FILTERS}
         with self.session() as store:
             entries = self._entries(store, doc_id)
-            shown = [e for e in entries if all(not v or _attribute(e, k) == v for k, v in chosen.items())]
-            return self.render(
-                request, "queue.html", doc_id=doc_id, entries=shown, total=len(entries), chosen=chosen,
-                reasons=sorted({e.reason for e in entries if e.state != "stale"}),
-                pending=sum(e.status.pending for e in entries), summary=document_summaries(store, [doc_id])[0],
-            )
+            summary = document_summaries(store, [doc_id], with_states=False)[0]
+        shown = [e for e in entries if all(not v or _attribute(e, k) == v for k, v in chosen.items())]
+        token = request.query_params.get("batch", "")
+        batch = self.batches.get(token)
+        return self.render(
+            request, "queue.html", doc_id=doc_id, entries=shown, total=len(entries), chosen=chosen,
+            reasons=sorted({e.reason for e in entries if e.status.pending and e.state != "stale"}),
+            progress=progress(entries), summary=summary,
+            batch=batch if batch is not None and batch[0] == doc_id else None, batch_token=token,
+            filters=urlencode({name: value for name, value in chosen.items() if value}),
+            undone=request.query_params.get("undone", ""),
+        )
 
     def entry(self, request: Request) -> Response:
         with self.session() as store:
@@ -166,7 +207,8 @@ class ReviewApp:
                 store, request.path_params["entry_id"], request.query_params.get("doc_id")
             )
             reviews = [r for r in history(store, item.doc_id) if r.key == item.key]
-            source_view = self._source(store, item, latest_source(store, item.doc_id))
+            source_view = self._source(store, item, reviewed_source(store, item.doc_id))
+            summary = document_summaries(store, [item.doc_id], with_states=False)[0]
         current = entries[index]
         return self.render(
             request, "entry.html", entry=current, item=item, doc_id=item.doc_id, reviews=reviews,
@@ -174,7 +216,9 @@ class ReviewApp:
             following=entries[index + 1] if index + 1 < len(entries) else None,
             total=len(entries), source=source_view, edit=_edit_fields(item),
             edited=_edited_view(current), subdomains=c.SUBDOMAINS, rule_types=get_args(c.RuleType),
-            done=request.query_params.get("done", ""),
+            done=request.query_params.get("done", ""), summary=summary, progress=progress(entries),
+            labels={e.ref: e.status.item.label for e in entries},
+            extraction_words=EXTRACTION_WORDS, diff_words=DIFF_WORDS,
             # What was just decided, named by the store, never by text carried in the URL.
             decided=next((e for e in entries if e.ref == request.query_params.get("decided")), None),
         )
@@ -182,15 +226,14 @@ class ReviewApp:
     def page_image(self, request: Request) -> Response:
         doc_id, page_no = request.path_params["doc_id"], request.path_params["page_no"]
         with self.session() as store:
-            registered = latest_source(store, doc_id)
+            document = reviewed_source(store, doc_id)
             pages = store.fetch("SELECT page_count FROM parsed_documents WHERE doc_id = ?", [doc_id])
-        if registered is None or registered[0].kind != "pdf":
+        if document is None or document.kind != "pdf":
             raise HTTPException(404, f"no PDF document {doc_id} in the registry")
-        document, _ = registered
         if not pages or not 1 <= page_no <= pages[0]["page_count"] or not document.path.is_file():
             raise HTTPException(404, f"document {doc_id} has no page {page_no}")
         # Named by registry values and numbers only: nothing from the request but a checked int.
-        cache = (self.settings.state_dir / "review_pages" / document.doc_id
+        cache = (review_page_cache(self.settings.state_dir, document.doc_id)
                  / f"{document.content_sha256[:16]}-{page_no}.png")
         path = source.cached_page_png(document.path, page_no - 1, cache)
         return FileResponse(path, media_type="image/png", headers={"Cache-Control": "private, max-age=3600"})
@@ -209,11 +252,13 @@ class ReviewApp:
 
     def _decide(self, request: Request, fields: dict[str, list[str]]) -> Response:
         def value(name: str) -> str:
-            return (fields.get(name) or [""])[0]
+            return _value(fields, name)
 
+        if value("decision") == "undo":
+            return self._undo_entry(request, fields)
         decision = _DECISIONS.get(value("decision"))
         if decision is None:
-            raise HTTPException(400, "unknown decision; use approve, reject or edit")
+            raise HTTPException(400, "unknown decision; use approve, reject, edit or undo")
         with self.session() as store:
             item, entries, index = self._locate(store, request.path_params["entry_id"], value("doc_id"))
             try:
@@ -223,10 +268,76 @@ class ReviewApp:
             except ReviewError as exc:
                 return self._entry_error(request, item, str(exc))
         target = _next_pending(entries, index, item.doc_id) + f"&done={decision}&decided={quote(item.key.ref, safe='')}"
-        response = RedirectResponse(target, status_code=303)
-        response.set_cookie(REVIEWER_COOKIE, quote(value("reviewer").strip(), safe=""), samesite="strict",
-                            max_age=365 * 86400)
-        return response
+        return _remembering(RedirectResponse(target, status_code=303), value("reviewer"))
+
+    def _undo_entry(self, request: Request, fields: dict[str, list[str]]) -> Response:
+        """Undoes the entry's latest decision, the one its page showed (`review_id`)."""
+        with self.session() as store:
+            item, _, _ = self._locate(store, request.path_params["entry_id"], _value(fields, "doc_id"))
+            try:
+                undo(store, item.doc_id, [_value(fields, "review_id")], _value(fields, "reviewer"))
+            except ReviewError as exc:
+                return self._entry_error(request, item, str(exc))
+        target = entry_url(item.key.ref, item.doc_id) + "&done=undone"
+        return _remembering(RedirectResponse(target, status_code=303), _value(fields, "reviewer"))
+
+    async def decide_many(self, request: Request) -> Response:
+        fields = await self.form(request)
+        return await run_in_threadpool(self._decide_many, request, fields)
+
+    def _decide_many(self, request: Request, fields: dict[str, list[str]]) -> Response:
+        """Approves or rejects the selected entries; an approval is first confirmed by count."""
+        doc_id = request.path_params["doc_id"]
+        decision = {"approve": "approved", "reject": "rejected"}.get(_value(fields, "decision"))
+        if decision is None:
+            raise HTTPException(400, "a batch approves or rejects")
+        refs = list(dict.fromkeys(fields.get("ref", [])))
+        back = queue_url(doc_id) + _filters_query(parse_qs(_value(fields, "filters")))
+        with self.session() as store:
+            by_ref = {e.ref: e for e in self._entries(store, doc_id)}
+            unknown = [ref for ref in refs if ref not in by_ref]
+            if unknown:
+                raise HTTPException(404, f"not entries of document {doc_id}: {', '.join(unknown[:5])}")
+            if not refs:
+                return self._batch_error(request, doc_id, "No entry was selected: tick the rows first.", back)
+            chosen = [by_ref[ref] for ref in refs]
+            if decision == "approved" and _value(fields, "confirm") != str(len(chosen)):
+                return self.render(request, "confirm.html", doc_id=doc_id, chosen=chosen, fields=fields,
+                                   summary=document_summaries(store, [doc_id], with_states=False)[0], back=back)
+            try:
+                with store.transaction():
+                    recorded = decide_all(store, [e.status.item for e in chosen], decision,
+                                          _value(fields, "reviewer"), _value(fields, "note") or None)
+            except ReviewError as exc:
+                return self._batch_error(request, doc_id, str(exc), back)
+        token = secrets.token_urlsafe(12)
+        self.batches[token] = (doc_id, decision, tuple(r.review_id for r in recorded))
+        while len(self.batches) > _BATCHES_KEPT:
+            self.batches.popitem(last=False)
+        separator = "&" if "?" in back else "?"
+        return _remembering(RedirectResponse(f"{back}{separator}batch={token}", status_code=303),
+                            _value(fields, "reviewer"))
+
+    async def undo_batch(self, request: Request) -> Response:
+        fields = await self.form(request)
+        return await run_in_threadpool(self._undo_batch, request, fields)
+
+    def _undo_batch(self, request: Request, fields: dict[str, list[str]]) -> Response:
+        doc_id = request.path_params["doc_id"]
+        batch = self.batches.get(_value(fields, "batch"))
+        if batch is None or batch[0] != doc_id:
+            raise HTTPException(404, "this batch is not known to the server any more (it was restarted, or many "
+                                "batches followed); undo its entries one by one from their pages")
+        with self.session() as store:
+            self._entries(store, doc_id)
+            try:
+                with store.transaction():
+                    done = undo(store, doc_id, batch[2], _value(fields, "reviewer"))
+            except ReviewError as exc:
+                return self._batch_error(request, doc_id, str(exc), queue_url(doc_id))
+        del self.batches[_value(fields, "batch")]
+        target = f"{queue_url(doc_id)}?undone={len(done.reviews)}"
+        return _remembering(RedirectResponse(target, status_code=303), _value(fields, "reviewer"))
 
     async def export(self, request: Request) -> Response:
         await self.form(request)
@@ -253,7 +364,12 @@ class ReviewApp:
         try:
             return queue_entries(store, doc_id)
         except ReviewError as exc:
-            raise HTTPException(404, str(exc)) from None
+            outcome, cause = self.run_states([doc_id]).get(doc_id, (None, None))
+            if outcome is None:
+                raise HTTPException(404, str(exc)) from None
+            said = f"{outcome}: {cause}" if cause else outcome
+            raise HTTPException(404, f"{doc_id}: {said}. Nothing of it can be reviewed until a run of it "
+                                "succeeds (knowledge-assets run FILE).") from None
 
     def _locate(self, store: Store, ref: str, doc_id: str | None) -> tuple[Reviewable, list[QueueEntry], int]:
         """The entry, its document's whole queue and its place in it; a 404 names what is wrong."""
@@ -269,20 +385,24 @@ class ReviewApp:
             raise HTTPException(404, str(exc)) from None
         raise HTTPException(404, f"{ref}: not in document {doc_id}")
 
+    def _batch_error(self, request: Request, doc_id: str, message: str, back: str) -> Response:
+        return self.render(request, "error.html", status=400, title="Nothing was recorded", message=message,
+                           back=back)
+
     def _entry_error(self, request: Request, item: Reviewable, message: str) -> Response:
         return self.render(request, "error.html", status=400, title="The decision was not recorded",
                            message=message, back=entry_url(item.key.ref, item.doc_id))
 
-    def _source(self, store: Store, item: Reviewable, registered) -> dict[str, Any]:
+    def _source(self, store: Store, item: Reviewable, registered: ReviewedSource | None) -> dict[str, Any]:
         provenance = item.provenance
         text = source.text_source(store, item.doc_id, provenance.chunk_id, provenance.span)
         shown: dict[str, Any] = {"text": text, "highlight": None, "mentions": None, "mention_count": 0}
-        if registered is not None and registered[0].kind == "pdf" and provenance.page is not None \
-                and registered[0].path.is_file():
+        if registered is not None and registered.kind == "pdf" and provenance.page is not None \
+                and registered.path.is_file():
             page_text = store.fetch("SELECT text FROM parsed_pages WHERE doc_id = ? AND page = ?",
                                     [item.doc_id, provenance.page])
             shown["highlight"] = source.page_highlight(
-                registered[0].path, provenance.page, provenance.span, page_text[0]["text"] if page_text else "",
+                registered.path, provenance.page, provenance.span, page_text[0]["text"] if page_text else "",
                 text.span_start_in_page,
             )
         entity = item.entity
@@ -295,12 +415,23 @@ def _next_pending(entries: list[QueueEntry], index: int, doc_id: str) -> str:
     """After deciding entries[index]: the next entry still to review, else the first, else the queue."""
     pending = [e for e in entries[index + 1:] + entries[:index] if e.status.pending]
     if not pending:
-        return f"/documents/{quote(doc_id, safe='')}?state="
+        return queue_url(doc_id) + "?state="
     return entry_url(pending[0].ref, doc_id)
 
 
 class RequestStore(Store):
     """A Store whose every operation runs on one already-open connection."""
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """All the writes inside, or none of them."""
+        self._con.execute("BEGIN TRANSACTION")
+        try:
+            yield
+        except BaseException:
+            self._con.execute("ROLLBACK")
+            raise
+        self._con.execute("COMMIT")
 
     def __init__(self, store: Store, con: duckdb.DuckDBPyConnection):
         super().__init__(store.path, store.lock_timeout_s)
@@ -314,6 +445,26 @@ class RequestStore(Store):
 
 def entry_url(ref: str, doc_id: str) -> str:
     return f"/entries/{quote(ref, safe='')}?doc_id={quote(doc_id, safe='')}"
+
+
+def queue_url(doc_id: str) -> str:
+    return f"/documents/{quote(doc_id, safe='')}"
+
+
+def _filters_query(filters: dict[str, list[str]]) -> str:
+    """`?kind=…&reason=…`: the queue's own filters only, whatever else the form carried."""
+    kept = {name: filters[name][0] for name in _FILTERS if filters.get(name, [""])[0]}
+    return "?" + urlencode(kept) if kept else ""
+
+
+def _value(fields: dict[str, list[str]], name: str) -> str:
+    return (fields.get(name) or [""])[0]
+
+
+def _remembering(response: Response, reviewer: str) -> Response:
+    """The response, setting the cookie that fills in the reviewer's name next time."""
+    response.set_cookie(REVIEWER_COOKIE, quote(reviewer.strip(), safe=""), samesite="strict", max_age=365 * 86400)
+    return response
 
 
 def _attribute(entry: QueueEntry, name: str) -> str:
@@ -398,13 +549,16 @@ def _allowed_hosts(host: str) -> tuple[str, ...]:
 
 
 def create_app(store_path: Path, host: str = "127.0.0.1", port: int = 8765, lock_timeout_s: float = 10.0,
-               state_dir: Path | None = None) -> Starlette:
+               state_dir: Path | None = None, document_states: DocumentStates | None = None) -> Starlette:
     hosts = _allowed_hosts(host)
-    review = ReviewApp(Settings(Path(store_path), state_dir or state_dir_for(Path(store_path)), hosts, lock_timeout_s))
+    review = ReviewApp(Settings(Path(store_path), state_dir or state_dir_for(Path(store_path)), hosts, lock_timeout_s,
+                                document_states))
     routes = [
         Route("/", review.documents),
         Route("/documents/{doc_id}", review.queue),
         Route("/documents/{doc_id}/export", review.export, methods=["POST"]),
+        Route("/documents/{doc_id}/decide", review.decide_many, methods=["POST"]),
+        Route("/documents/{doc_id}/undo", review.undo_batch, methods=["POST"]),
         Route("/export", review.export, methods=["POST"]),
         Route("/entries/{entry_id:path}", review.entry, methods=["GET"]),
         Route("/entries/{entry_id:path}", review.decide, methods=["POST"]),

@@ -20,6 +20,7 @@ from knowledge_assets.review.documents import queue_entries
 from knowledge_assets.review.status import review_statuses
 from knowledge_assets.review.worklist import worklist
 from knowledge_assets.store.registry import latest_source
+from tests.conftest import SAMPLE_PDF
 from tests.review.conftest import KPI, PRM, snapshot
 from tests.review.web.server import review_server
 from tests.support.materialised import materialised_samples
@@ -63,17 +64,18 @@ def test_the_documents_page_lists_each_document_with_its_counts_and_review_state
     page = client.get("/")
     assert page.status == 200
     rows = {m.group(1): text_of(m.group(0))
-            for m in re.finditer(r"<tr[^>]*>.*?<code>([^<]+)</code>.*?</tr>", page.text, re.S)}
+            for m in re.finditer(r'<tr[^>]*data-doc-id="([^"]+)">.*?</tr>', page.text, re.S)}
     assert set(rows) == {PRM, KPI}
     prm = rows[PRM]
-    assert "STANDARD PARAMETER Production Parameter" in prm
+    assert prm.startswith("STANDARD PARAMETER Production Parameter")
     terms = server.store.fetch("SELECT count(*) n, count(definition) d FROM glossary WHERE doc_id = ?", [PRM])[0]
     formulas = server.store.fetch("SELECT count(*) n FROM formulas WHERE doc_id = ?", [PRM])[0]["n"]
     rules = server.store.fetch("SELECT count(*) n FROM rules WHERE doc_id = ?", [PRM])[0]["n"]
-    unreviewed = sum(s.state == "unreviewed" for s in review_statuses(server.store, PRM))
-    # title, doc_id, revision, pages, terms, definitions, formulas, rules, unreviewed, approved, edited,
-    # rejected, returned
-    assert f"{PRM} 1 9 {terms['n']} {terms['d']} {formulas} {rules} {unreviewed} 1 0 0 0" in prm
+    statuses = review_statuses(server.store, PRM)
+    unreviewed = sum(s.state == "unreviewed" for s in statuses)
+    # title, file · doc_id, revision, pages, terms (defined), formulas, rules, decided of all, the states it has
+    assert (f"{SAMPLE_PDF.name} · {PRM} 1 9 {terms['n']} ({terms['d']}) {formulas} {rules} "
+            f"1 of {len(statuses)} decided {unreviewed} unreviewed · 1 approved") in prm
     assert re.search(r"\d{4}-\d\d-\d\d \d\d:\d\d$", prm)  # last run
 
 
@@ -408,8 +410,8 @@ def test_an_entry_whose_content_changed_after_approval_says_why_it_is_back_in_th
         page = client.get(entry_path(mttr, KPI))
         queue = client.get(f"/documents/{KPI}?state=stale")
     shown = text_of(page.text)
-    assert "returned to the queue" in shown and reworded in shown
-    assert re.search(r"returned to the queue : definition changed since approved by alice on [\d-]+ [\d:]+ UTC: "
+    assert "stale" in shown and "returned" not in shown and reworded in shown
+    assert re.search(r"stale : definition changed since approved by alice on [\d-]+ [\d:]+ UTC: "
                      r"definition was \"…?[^\"]*return a unit to service", shown)
     assert _queue_refs(queue.text) == [mttr]
 
@@ -421,3 +423,40 @@ def test_a_bind_beyond_loopback_accepts_its_own_address_and_loopback_only():
     assert _allowed_hosts("10.1.2.3") == ("127.0.0.1", "localhost", "[::1]", "10.1.2.3")
     assert _allowed_hosts("fd00::5")[-1] == "[fd00::5]"
     assert _allowed_hosts("0.0.0.0") == ("*",)
+
+
+# --- /documents/{doc_id}/decide and /undo ----------------------------------------------------
+
+
+def test_a_batch_without_its_token_writes_nothing_and_an_approval_asks_first_naming_the_count(client, server):
+    refs = [e.ref for e in queue_entries(server.store, PRM)[:3]]
+    before = snapshot(server.store)
+    forged = client.post(f"/documents/{PRM}/decide", [("decision", "reject"), ("reviewer", "m"), ("note", "x"),
+                                                      *(("ref", ref) for ref in refs)])
+    assert forged.status == 403
+    csrf = client.get(f"/documents/{PRM}").csrf
+    form = [("csrf", csrf), ("decision", "approve"), ("reviewer", "alice"), *(("ref", ref) for ref in refs)]
+    asked = client.post(f"/documents/{PRM}/decide", form)
+    assert asked.status == 200 and "Approve these 3 entries?" in text_of(asked.text)
+    assert snapshot(server.store) == before
+    done = client.post(f"/documents/{PRM}/decide", [*form, ("confirm", "3")])
+    assert done.status == 303 and "batch=" in done.headers["location"]
+    assert [(r.key.ref, r.decision, r.reviewer) for r in history(server.store, PRM)] == [
+        (ref, "approved", "alice") for ref in refs]
+    queue = client.get(done.headers["location"])
+    assert "Undo these 3" in text_of(queue.text)
+    undone = client.post(f"/documents/{PRM}/undo", {"csrf": csrf, "reviewer": "alice",
+                                                    "batch": re.search(r"batch=([\w-]+)", done.headers["location"])[1]})
+    assert undone.status == 303
+    assert all(state_of(server.store, PRM, ref) == "unreviewed" for ref in refs)
+
+
+def test_an_entry_s_latest_decision_is_undone_from_its_page(client, server):
+    ref = worklist(server.store, PRM)[0].id
+    decide(client, ref, PRM, "reject", reviewer="alice", note="not a term")
+    page = client.get(entry_path(ref, PRM))
+    review_id = re.search(r'name="review_id" value="([^"]+)"', page.text)[1]
+    answer = client.post(f"/entries/{quote(ref, safe='')}", {"csrf": page.csrf, "doc_id": PRM, "decision": "undo",
+                                                             "review_id": review_id, "reviewer": "alice"})
+    assert answer.status == 303 and state_of(server.store, PRM, ref) == "unreviewed"
+    assert [r.decision for r in history(server.store, PRM)] == ["rejected", "withdrawn"]

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from knowledge_assets.ingest.documents import identify
 from knowledge_assets.review.decisions import record_decision
-from knowledge_assets.review.documents import document_summaries, queue_entries
+from knowledge_assets.review.documents import document_summaries, queue_entries, reviewed_source
 from knowledge_assets.review.entities import find
 from knowledge_assets.review.worklist import worklist
-from knowledge_assets.store.registry import register
+from knowledge_assets.store.registry import latest_source, register
 from tests.review.conftest import KPI, PRM
 
 
@@ -37,3 +37,15 @@ def test_the_queue_holds_every_entity_pending_first_in_worklist_order_then_decid
     assert [e.reason for e in entries[:len(pending) - 1]] == [item.reason for item in worklist(extracted, PRM)]
     assert entries[-1].ref == decided.key.ref and entries[-1].state == "rejected"
     assert [e.position for e in entries] == list(range(1, len(entries) + 1))
+
+
+def test_the_reviewed_source_is_the_registration_whose_content_was_parsed_not_the_latest(extracted, tmp_path):
+    parsed = reviewed_source(extracted, PRM)
+    assert parsed is not None and parsed.kind == "pdf" and parsed.path.is_file()
+    # A later revision at another path, not run yet: the entries still come from the first.
+    later = latest_source(extracted, PRM)[0]
+    extracted.append("documents", [{
+        "doc_id": PRM, "revision": 2, "content_sha256": "f" * 64, "kind": "pdf", "key_source": later.key_source,
+        "source_path": str(tmp_path / "moved.pdf"), "file_name": "moved.pdf", "registered_at": "2999-01-01 00:00:00"}])
+    assert latest_source(extracted, PRM)[0].path == tmp_path / "moved.pdf"
+    assert reviewed_source(extracted, PRM) == parsed

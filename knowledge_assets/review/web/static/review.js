@@ -111,16 +111,48 @@
         if (reviewer && reviewer.value.trim()) { window.localStorage.setItem(NAME_KEY, reviewer.value.trim()); }
       });
     });
+    bulkSelection();
     var image = document.getElementById("page-image");
-    var mark = document.querySelector(".span-box");
-    if (image && mark) {
-      // Scroll the source column only, so the span's box sits in its upper third.
-      var scroll = function () {
-        var column = image.closest("section.source");
-        var box = mark.getBoundingClientRect(), frame = column.getBoundingClientRect();
-        column.scrollTop += box.top - frame.top - frame.height / 3;
-      };
-      if (image.complete) { scroll(); } else { image.addEventListener("load", scroll); }
+    var box = document.querySelector(".span-box");
+    if (image && box) {
+      if (image.complete) { showInSource(box); } else { image.addEventListener("load", function () { showInSource(box); }); }
+    } else {
+      var mark = document.getElementById("span-mark");
+      if (mark) { showInSource(mark); }
     }
   });
+
+  // Scroll the source column, beside the fields, so the marked span sits in its upper third.
+  // A narrow window stacks the source under the fields: the page is left where the fields are.
+  function showInSource(marked) {
+    var column = marked.closest("section.source");
+    if (column && column.scrollHeight > column.clientHeight) {
+      var at = marked.getBoundingClientRect(), frame = column.getBoundingClientRect();
+      column.scrollTop += at.top - frame.top - frame.height / 3;
+    }
+  }
+
+  // Queue page: "select all shown" ticks every row the filters show; the count follows the ticks.
+  function bulkSelection() {
+    var counter = document.getElementById("selected-count");
+    if (!counter) { return; }
+    var boxes = document.querySelectorAll("input[type=checkbox][form=bulk-form]");
+    var recount = function () {
+      var n = 0;
+      boxes.forEach(function (box) { if (box.checked) { n += 1; } });
+      counter.textContent = String(n);
+    };
+    boxes.forEach(function (box) {
+      box.addEventListener("change", recount);
+      box.addEventListener("click", function (event) { event.stopPropagation(); });
+    });
+    var all = document.querySelector("[data-select-all]");
+    all.addEventListener("click", function () {
+      var every = Array.prototype.every.call(boxes, function (box) { return box.checked; });
+      boxes.forEach(function (box) { box.checked = !every; });
+      all.textContent = every ? "Select all shown" : "Clear the selection";
+      recount();
+    });
+    recount();
+  }
 })();

@@ -1,0 +1,79 @@
+"""Batch decisions and undo over a real extracted store: one row per entry, undo appends."""
+
+from __future__ import annotations
+
+import pytest
+
+from knowledge_assets import contracts as c
+from knowledge_assets.review.batch import decide_all, undo
+from knowledge_assets.review.decisions import history, record_decision
+from knowledge_assets.review.documents import progress, queue_entries
+from knowledge_assets.review.entities import ReviewError
+from knowledge_assets.review.status import review_statuses
+from tests.review.conftest import PRM
+
+
+def _undefined_terms(store) -> list:
+    return [e for e in queue_entries(store, PRM) if e.reason == c.REVIEW_REASON_NO_DEFINITION]
+
+
+def test_a_batch_rejection_records_one_row_per_entry_with_the_reviewer_and_note(extracted):
+    chosen = [e.status.item for e in queue_entries(extracted, PRM)[:3]]
+    recorded = decide_all(extracted, chosen, "rejected", "alice", "not a term of this standard")
+    rows = history(extracted, PRM)
+    assert [(r.key, r.decision, r.reviewer, r.note) for r in rows] == [
+        (item.key, "rejected", "alice", "not a term of this standard") for item in chosen]
+    assert {r.review_id for r in rows} == {r.review_id for r in recorded}
+
+
+def test_a_batch_rejection_without_a_note_and_a_batch_edit_are_refused_before_anything_is_written(extracted):
+    chosen = [e.status.item for e in queue_entries(extracted, PRM)[:2]]
+    with pytest.raises(ReviewError, match="needs a note"):
+        decide_all(extracted, chosen, "rejected", "alice")
+    with pytest.raises(ReviewError, match="entry by entry"):
+        decide_all(extracted, chosen, "edited", "alice")
+    assert history(extracted, PRM) == []
+
+
+def test_undo_withdraws_a_first_decision_and_restores_an_earlier_one(extracted):
+    first, second = (e.status.item for e in queue_entries(extracted, PRM)[:2])
+    record_decision(extracted, second, "approved", "bob", "checked against §2")
+    batch = decide_all(extracted, [first, second], "rejected", "alice", "wrong")
+    done = undo(extracted, PRM, [r.review_id for r in batch], "alice")
+    assert done.superseded == []
+    states = {s.key: s.state for s in review_statuses(extracted, PRM)}
+    assert states[first.key] == "unreviewed" and states[second.key] == "approved"
+    latest = {r.key: r for r in history(extracted, PRM)}
+    assert latest[first.key].decision == "withdrawn" and latest[first.key].reviewer == "alice"
+    assert "restores approved by bob" in latest[second.key].note
+    assert len(history(extracted, PRM)) == 5  # appended, nothing deleted
+
+
+def test_undo_leaves_a_decision_a_later_one_superseded(extracted):
+    item = queue_entries(extracted, PRM)[0].status.item
+    batch = decide_all(extracted, [item], "approved", "alice")
+    record_decision(extracted, item, "rejected", "bob", "after all, no")
+    done = undo(extracted, PRM, [batch[0].review_id], "alice")
+    assert done.reviews == [] and done.superseded == [item.key.ref]
+    assert next(s.state for s in review_statuses(extracted, PRM) if s.key == item.key) == "rejected"
+
+
+def test_progress_counts_decided_of_total_for_the_document_and_each_kind(extracted):
+    terms = [e for e in queue_entries(extracted, PRM) if e.kind == "term"]
+    decide_all(extracted, [e.status.item for e in terms[:2]], "approved", "alice")
+    counts = {p.kind: (p.decided, p.total) for p in progress(queue_entries(extracted, PRM))}
+    total = len(queue_entries(extracted, PRM))
+    assert counts[None] == (2, total) and counts["term"] == (2, len(terms))
+    assert counts["formula"][0] == 0
+
+
+def test_an_entry_outside_the_contract_queue_has_the_queue_s_routine_reason_and_a_decided_one_its_decision(
+    extracted,
+):
+    entries = queue_entries(extracted, PRM)
+    formula = next(e for e in entries if e.kind == "formula")
+    assert formula.reason == c.REVIEW_REASON_ROUTINE
+    record_decision(extracted, formula.status.item, "approved", "alice")
+    decided = next(e for e in queue_entries(extracted, PRM) if e.ref == formula.ref)
+    assert decided.reason.startswith("approved by alice on ")
+    assert _undefined_terms(extracted)  # the PRM sample has terms without a definition to batch-reject

@@ -33,7 +33,7 @@ from pathlib import Path
 from knowledge_assets import documents_cli
 from knowledge_assets.errors import DOCUMENT_CAUSE_CHARS, KnowledgeError, short_cause
 from knowledge_assets.evaluation import cli as evaluation_cli
-from knowledge_assets.export import FORMATS, ExportError, export_into, write_index
+from knowledge_assets.export import FORMATS, ExportError, check_index, export_into, write_index
 from knowledge_assets.ingest.documents import discover
 from knowledge_assets.ingest.errors import DocumentError
 from knowledge_assets.ingest.registration import register_file, register_files
@@ -197,6 +197,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     out = Path(args.out)
     if args.approved:
         doc_ids = [args.doc_id] if args.doc_id else None
+        check_index(out)
         written = export_approved(store, out, doc_ids, args.format)
         write_index(store, out, doc_ids or extracted_documents(store), args.format, approved=True)
     elif args.doc_id:

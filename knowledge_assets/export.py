@@ -126,6 +126,7 @@ def export_document(store: Store, doc_id: str, out_dir: Path, fmt: Format = "jso
 
 def export_into(store: Store, root: Path, doc_id: str, fmt: Format = "json") -> list[Path]:
     """The document's export in `root/<doc_id>/`, and its entry in the root's index."""
+    check_index(root)
     written = export_document(store, doc_id, root / doc_id, fmt)
     write_index(store, root, [doc_id], fmt)
     return written
@@ -290,6 +291,11 @@ def write_index(store: Store, root: Path, doc_ids: Iterable[str], fmt: Format, a
     staging.write_text(json.dumps(index, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
     os.replace(staging, path)
     return path
+
+
+def check_index(root: Path) -> None:
+    """Refuses, before anything is written, a root whose index.json is not an export's."""
+    _read_index(root / INDEX_FILE)
 
 
 def _read_index(path: Path) -> dict[str, object]:

@@ -192,7 +192,7 @@ def test_an_export_killed_while_it_writes_leaves_the_earlier_export_whole(tmp_pa
     assert moments == []
 
     assert _export(env, "LONG", out).returncode == 0
-    assert digests(target) == new and beside(target) == []
+    assert digests(target) == new and beside(target) == ["index.json"]
 
 
 # --- formats ------------------------------------------------------------------------------------

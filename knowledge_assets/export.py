@@ -36,8 +36,6 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Literal, get_args
 
-from openpyxl import Workbook
-from openpyxl.styles import Font
 from pydantic import BaseModel, TypeAdapter
 
 from knowledge_assets import branches
@@ -185,6 +183,10 @@ def _write_csv(staging: Path, names: list[str], documents: dict[str, object]) ->
 
 
 def _write_xlsx(staging: Path, names: list[str], documents: dict[str, object]) -> None:
+    # Imported here: openpyxl takes a second or two to import, and only this export needs it.
+    from openpyxl import Workbook
+    from openpyxl.styles import Font
+
     workbook = Workbook()
     workbook.remove(workbook.active)
     for name, value in documents.items():

@@ -341,3 +341,10 @@ def test_an_index_that_is_not_an_exports_is_refused_untouched(stations, tmp_path
     assert done.returncode == 1 and "is not an export's index" in done.stderr
     assert [p.name for p in tmp_path.iterdir()] == ["index.json"]
     assert (tmp_path / "index.json").read_text(encoding="utf-8") == "my notes"
+
+
+def test_only_a_workbook_export_imports_openpyxl():
+    loaded = subprocess.run([sys.executable, "-c", "import sys, knowledge_assets.cli, knowledge_assets.definitions; "
+                             "print('openpyxl' in sys.modules)"], cwd=PROJECT_ROOT, capture_output=True, text=True,
+                            timeout=120)
+    assert loaded.stdout.strip() == "False", loaded.stderr

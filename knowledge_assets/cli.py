@@ -3,14 +3,16 @@
     knowledge-assets run PATH... [--out DIR]      register documents, materialise their partitions
                                                   exit 0 all ok, 1 a document failed, 3 model calls failed
     knowledge-assets ingest FILE [--doc-id KEY]   register only
-    knowledge-assets export --doc-id KEY --out DIR   write the seven contract files to DIR/KEY/
+    knowledge-assets export --doc-id KEY --out DIR [--format json|csv|xlsx] [--approved]
+                                                  write the seven contract files to DIR/KEY/
     knowledge-assets documents [remove DOC_ID]    list the documents and their state; remove one
     knowledge-assets --version
 
 `--out DIR` means one thing everywhere: the folder that holds one folder per document,
 `DIR/<doc_id>/`, whether `run`, `export --doc-id` or `export --approved` writes it (a folder of
 several documents' exports never mixes their files, and a script reads one path whatever
-wrote it). An export into a DIR that still holds the flat layout `export` wrote before says so.
+wrote it), and `DIR/index.json` names each document there (files, title, revision). An export
+into a DIR that still holds the flat layout `export` wrote before says so.
 
 Output into a closed pipe (`knowledge-assets review list … | head`) ends the command quietly
 with exit 141, what a shell reports for any program stopped by SIGPIPE: `set -o pipefail`
@@ -31,13 +33,14 @@ from pathlib import Path
 from knowledge_assets import documents_cli
 from knowledge_assets.errors import DOCUMENT_CAUSE_CHARS, KnowledgeError, short_cause
 from knowledge_assets.evaluation import cli as evaluation_cli
-from knowledge_assets.export import ExportError, export_document
+from knowledge_assets.export import FORMATS, ExportError, check_index, export_into, write_index
 from knowledge_assets.ingest.documents import discover
 from knowledge_assets.ingest.errors import DocumentError
 from knowledge_assets.ingest.registration import register_file, register_files
 from knowledge_assets.llm.settings import DEFAULT_TIMEOUT_S, resolve_settings
 from knowledge_assets.review import cli as review_cli
 from knowledge_assets.review.approved import export_approved
+from knowledge_assets.review.entities import extracted_documents
 from knowledge_assets.semantic_review import cli as semantic_review_cli
 from knowledge_assets.settings import database_path, split_home_warning
 from knowledge_assets.store.database import Store
@@ -185,7 +188,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             + (f"  first failure: {short_cause(cause)}" if cause else "")
         )
         if args.out:
-            export_document(store, source.doc_id, Path(args.out) / source.doc_id)
+            export_into(store, Path(args.out), source.doc_id)
     print(f"data: {store.path.resolve()} (DuckDB)")
     print(f"dagster instance: {Path(instance.root_directory).resolve()}")
     if failures:
@@ -201,15 +204,19 @@ def cmd_run(args: argparse.Namespace) -> int:
 @_in_one_connection
 def cmd_export(args: argparse.Namespace) -> int:
     store = Store(database_path())
+    out = Path(args.out)
     if args.approved:
-        written = export_approved(store, Path(args.out), [args.doc_id] if args.doc_id else None)
+        doc_ids = [args.doc_id] if args.doc_id else None
+        check_index(out)
+        written = export_approved(store, out, doc_ids, args.format)
+        write_index(store, out, doc_ids or extracted_documents(store), args.format, approved=True)
     elif args.doc_id:
-        _name_the_flat_layout(Path(args.out))
-        written = export_document(store, args.doc_id, Path(args.out) / args.doc_id)
+        _name_the_flat_layout(out)
+        written = export_into(store, out, args.doc_id, args.format)
     else:
         raise ExportError("export needs --doc-id, or --approved for every document")
     if args.approved:
-        print(f"approved knowledge: wrote {len(written)} files to {Path(args.out).resolve()}")
+        print(f"approved knowledge: wrote {len(written)} files to {out.resolve()}")
     else:
         print(f"{args.doc_id}: wrote {', '.join(p.name for p in written)} to {written[0].parent.resolve()}")
     return 0
@@ -251,7 +258,11 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--approved", action="store_true",
                         help="only approved knowledge: glossary, interpretation pack, formulas, domain context "
                         "per document")
-    export.add_argument("--out", required=True, help="folder to write into: each document in OUT/<doc_id>/")
+    export.add_argument("--out", required=True, help="folder to write into: each document in OUT/<doc_id>/, "
+                        "and OUT/index.json naming them")
+    export.add_argument("--format", choices=FORMATS, default="json",
+                        help="json: the contract files (default); csv: a file per branch; xlsx: a workbook "
+                        "per document, a sheet per branch")
     export.set_defaults(handler=cmd_export)
     documents_cli.add_commands(sub, _dagster_instance)
     review_cli.add_commands(sub, _document_states)

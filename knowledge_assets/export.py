@@ -8,16 +8,33 @@ name, and renamed into place; an earlier export there is renamed aside first and
 after. A kill while writing leaves the earlier export as it was; between the two renames (two
 system calls) the target is absent for a moment, never part old and part new. What a killed
 export left beside the target is removed by the next export to it. A target that holds
-anything but an export's files is refused rather than replaced."""
+anything but an export's files is refused rather than replaced.
+
+The same payloads are written as JSON (the contract, the default), as CSV (one file per
+payload) or as one Excel workbook (one sheet per payload), for people who read them in a
+spreadsheet (D62): a row per entity, the provenance's fields as `provenance.*` columns, lists
+"; "-joined, a list of objects one "first value (field: value, …)" per item. A document's text
+is data there too: a CSV cell a spreadsheet would run as a formula (it starts with = + - @, a
+tab or a carriage return) gets a leading apostrophe; a workbook holds every text as a typed
+string, never a formula, so it keeps the text verbatim.
+
+`index.json` at the root beside the documents' folders names, for people, each document a
+root holds: its files, title, revision, source file, format and when it was exported. It is
+merged with the index already there and replaced whole, as the folders are."""
 
 from __future__ import annotations
 
+import csv
 import glob
 import json
 import os
+import re
 import secrets
 import shutil
+from collections.abc import Callable, Iterable, Sequence
+from datetime import datetime, timezone
 from pathlib import Path
+from typing import Literal, get_args
 
 from pydantic import BaseModel, TypeAdapter
 
@@ -26,12 +43,30 @@ from knowledge_assets import contracts as c
 from knowledge_assets.errors import KnowledgeError
 from knowledge_assets.store.database import Store
 from knowledge_assets.store.knowledge import load_entities
+from knowledge_assets.store.registry import document_title, latest_source
 from knowledge_assets.store.revisions import revision_state
 
 _QUEUE = TypeAdapter(list[c.ReviewQueueRow])
 _USAGE_FIELDS = list(c.CallUsage.model_fields)
 # Beside the target while an export is written, and an earlier export while it is replaced.
 _WRITING, _REPLACED = ".writing-", ".replaced-"
+
+Format = Literal["json", "csv", "xlsx"]
+FORMATS: tuple[str, ...] = get_args(Format)
+INDEX_FILE = "index.json"
+# The models of each payload file's rows: a sheet's columns are theirs, an empty one's too.
+_ROW_MODELS = branches.BranchTable(
+    lambda spec: spec.export_file, lambda spec: (spec.model,),
+    extra={"review_queue.json": (c.TermQueueRow, c.KeyParameterQueueRow), "rejected.json": (c.RejectedField,),
+           "usage.json": (c.CallUsage,)},
+)
+_LIST_SEPARATOR = "; "
+# What a spreadsheet reads as the start of a formula (OWASP, "CSV Injection").
+_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+# XML 1.0 cannot hold these; OOXML writes any character as _xHHHH_, and so an underscore that
+# would read as the start of one (ECMA-376 Part 1, 22.9.2.19 ST_Xstring).
+_NOT_IN_XML = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f]|_(?=x[0-9A-Fa-f]{4}_)")
+Cell = str | int | float | bool | None
 
 
 class ExportError(KnowledgeError):
@@ -83,24 +118,31 @@ def _json(value: object) -> object:
     return [_json(item) for item in value]  # type: ignore[union-attr]
 
 
-def export_document(store: Store, doc_id: str, out_dir: Path) -> list[Path]:
-    return write_folder(out_dir, payloads(store, doc_id))
+def export_document(store: Store, doc_id: str, out_dir: Path, fmt: Format = "json") -> list[Path]:
+    return write_folder(out_dir, payloads(store, doc_id), fmt)
 
 
-def write_folder(target: Path, documents: dict[str, object]) -> list[Path]:
-    """`target` holding exactly `documents` (file name → payload, each written as JSON), put in
-    place whole: by one rename, or, over an earlier export, by two."""
+def export_into(store: Store, root: Path, doc_id: str, fmt: Format = "json") -> list[Path]:
+    """The document's export in `root/<doc_id>/`, and its entry in the root's index."""
+    check_index(root)
+    written = export_document(store, doc_id, root / doc_id, fmt)
+    write_index(store, root, [doc_id], fmt)
+    return written
+
+
+def write_folder(target: Path, documents: dict[str, object], fmt: Format = "json") -> list[Path]:
+    """`target` holding exactly `documents` (JSON file name → payload) in `fmt`, put in place
+    whole: by one rename, or, over an earlier export (of any format), by two."""
     folder = Path(os.path.abspath(target))  # "." and ".." named, symbolic links not followed
-    _refuse_foreign(folder, set(documents))
+    names = _file_names(folder.name, documents, fmt)
+    _refuse_foreign(folder, set(names) | _export_names(folder.name, documents))
     folder.parent.mkdir(parents=True, exist_ok=True)
     _remove_leftovers(folder)
     # os.mkdir, not tempfile.mkdtemp: the folder keeps the umask's permissions once in place.
     staging = folder.with_name(f".{folder.name}{_WRITING}{secrets.token_hex(6)}")
     staging.mkdir()
     try:
-        for name, value in documents.items():
-            text = json.dumps(_json(value), ensure_ascii=False, indent=2) + "\n"
-            (staging / name).write_text(text, encoding="utf-8")
+        _WRITERS[fmt](staging, names, documents)
         if folder.exists():
             previous = folder.with_name(staging.name.replace(_WRITING, _REPLACED))
             os.rename(folder, previous)
@@ -111,11 +153,167 @@ def write_folder(target: Path, documents: dict[str, object]) -> list[Path]:
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
-    return [target / name for name in documents]
+    return [target / name for name in names]
+
+
+def _file_names(folder_name: str, documents: dict[str, object], fmt: Format) -> list[str]:
+    if fmt == "xlsx":
+        return [f"{folder_name}.xlsx"]
+    return [name if fmt == "json" else f"{Path(name).stem}.{fmt}" for name in documents]
+
+
+def _export_names(folder_name: str, documents: dict[str, object]) -> set[str]:
+    """What any export to the folder may have written: it may be replaced by any other."""
+    every = {**dict.fromkeys(_ROW_MODELS), **documents}
+    return {name for fmt in FORMATS for name in _file_names(folder_name, every, fmt)}  # type: ignore[arg-type]
+
+
+# Each writes the documents into the staging folder under their names (_file_names).
+def _write_json(staging: Path, names: list[str], documents: dict[str, object]) -> None:
+    for name, value in zip(names, documents.values()):
+        text = json.dumps(_json(value), ensure_ascii=False, indent=2) + "\n"
+        (staging / name).write_text(text, encoding="utf-8")
+
+
+def _write_csv(staging: Path, names: list[str], documents: dict[str, object]) -> None:
+    # utf-8-sig: the byte order mark is how a spreadsheet knows the file is UTF-8.
+    for file_name, (name, value) in zip(names, documents.items()):
+        with (staging / file_name).open("w", encoding="utf-8-sig", newline="") as file:
+            csv.writer(file).writerows([_csv_cell(cell) for cell in row] for row in _table(name, value))
+
+
+def _write_xlsx(staging: Path, names: list[str], documents: dict[str, object]) -> None:
+    # Imported here: openpyxl takes a second or two to import, and only this export needs it.
+    from openpyxl import Workbook
+    from openpyxl.styles import Font
+
+    workbook = Workbook()
+    workbook.remove(workbook.active)
+    for name, value in documents.items():
+        sheet = workbook.create_sheet(Path(name).stem)
+        for row in _table(name, value):
+            sheet.append([_xlsx_text(cell) if isinstance(cell, str) else cell for cell in row])
+        for cell in sheet[1]:
+            cell.font = Font(bold=True)
+        for row in sheet.iter_rows():
+            for cell in row:
+                if isinstance(cell.value, str):
+                    cell.data_type = "s"  # never a formula or an error value, whatever the text
+                    if cell.value.startswith(_FORMULA_STARTS):
+                        cell.quotePrefix = True  # and it stays text when someone edits it
+        sheet.freeze_panes = "A2"
+    workbook.save(staging / names[0])
+
+
+_WRITERS: dict[str, Callable[[Path, list[str], dict[str, object]], None]] = {
+    "json": _write_json, "csv": _write_csv, "xlsx": _write_xlsx}
+
+
+def _table(name: str, value: object) -> list[list[Cell]]:
+    """The payload as a header and a row per entity (the domain context: one row)."""
+    header = _columns(_ROW_MODELS[name])
+    entities = [value] if isinstance(value, BaseModel) else value
+    rows = [_flat(entity.model_dump(mode="json")) for entity in entities]  # type: ignore[union-attr]
+    return [list(header), *([_cell(row.get(column)) for column in header] for row in rows)]
+
+
+def _columns(models: Sequence[type[BaseModel]]) -> list[str]:
+    """The models' fields in order, a nested model's as `field.subfield`."""
+    columns: list[str] = []
+    for model in models:
+        for name, field in model.model_fields.items():
+            nested = field.annotation
+            if isinstance(nested, type) and issubclass(nested, BaseModel):
+                names = [f"{name}.{sub}" for sub in nested.model_fields]
+            else:
+                names = [name]
+            columns += [column for column in names if column not in columns]
+    return columns
+
+
+def _flat(row: dict[str, object]) -> dict[str, object]:
+    flat: dict[str, object] = {}
+    for name, value in row.items():
+        if isinstance(value, dict):
+            flat.update({f"{name}.{sub}": item for sub, item in value.items()})
+        else:
+            flat[name] = value
+    return flat
+
+
+def _cell(value: object) -> Cell:
+    if isinstance(value, list):
+        return _LIST_SEPARATOR.join(_item_text(item) for item in value)
+    return value  # type: ignore[return-value]
+
+
+def _item_text(item: object) -> str:
+    """A list item as text: an object is its first value, the others named after it."""
+    if not isinstance(item, dict):
+        return str(item)
+    (_, head), *rest = item.items()
+    details = ", ".join(f"{name}: {value}" for name, value in rest if value is not None)
+    return f"{head} ({details})" if details else str(head)
+
+
+def _csv_cell(cell: Cell) -> str:
+    if cell is None:
+        return ""
+    if isinstance(cell, bool):
+        return "true" if cell else "false"
+    if isinstance(cell, str) and cell.startswith(_FORMULA_STARTS):
+        return "'" + cell
+    return str(cell)
+
+
+def _xlsx_text(text: str) -> str:
+    return _NOT_IN_XML.sub(lambda match: f"_x{ord(match.group()):04X}_", text)
+
+
+def write_index(store: Store, root: Path, doc_ids: Iterable[str], fmt: Format, approved: bool = False) -> Path:
+    """`root/index.json` naming each exported document (its folder already written): merged
+    with the index there, written beside it and renamed into place."""
+    path = root / INDEX_FILE
+    documents = _read_index(path)
+    exported_at = datetime.now(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
+    for doc_id in doc_ids:
+        source = latest_source(store, doc_id)
+        documents[doc_id] = {
+            "files": sorted(f"{doc_id}/{file.name}" for file in (root / doc_id).iterdir()),
+            "title": document_title(store, doc_id),
+            "revision": source[1] if source else None,
+            "source_file": source[0].path.name if source else None,
+            "format": fmt,
+            "approved_only": approved,
+            "exported_at": exported_at,
+        }
+    _remove_leftovers(path)
+    staging = path.with_name(f".{path.name}{_WRITING}{secrets.token_hex(6)}")
+    index = {"documents": dict(sorted(documents.items()))}
+    staging.write_text(json.dumps(index, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+    os.replace(staging, path)
+    return path
+
+
+def check_index(root: Path) -> None:
+    """Refuses, before anything is written, a root whose index.json is not an export's."""
+    _read_index(root / INDEX_FILE)
+
+
+def _read_index(path: Path) -> dict[str, object]:
+    if not path.exists():
+        return {}
+    try:
+        documents = json.loads(path.read_text(encoding="utf-8"))["documents"]
+    except (ValueError, KeyError, TypeError):
+        documents = None
+    if not isinstance(documents, dict):
+        raise ExportError(f"{path} is not an export's index; export to a new folder or remove it")
+    return documents
 
 
 def _refuse_foreign(target: Path, names: set[str]) -> None:
-    """Replacing a folder removes what it held: only an earlier export (or nothing) may go."""
+    """Replacing a folder removes what it held: only an earlier export (`names`, or nothing) may go."""
     if target.is_symlink() or (target.exists() and not target.is_dir()):
         raise ExportError(f"{target} is not a folder; export to a folder of its own")
     if Path.cwd().is_relative_to(target):
@@ -128,7 +326,10 @@ def _refuse_foreign(target: Path, names: set[str]) -> None:
 
 
 def _remove_leftovers(target: Path) -> None:
-    """What exports killed before their rename left beside the target."""
+    """What exports killed before their rename left beside the target (a folder, or the index)."""
     for marker in (_WRITING, _REPLACED):
         for leftover in target.parent.glob(f".{glob.escape(target.name)}{marker}*"):
-            shutil.rmtree(leftover, ignore_errors=True)
+            if leftover.is_dir():
+                shutil.rmtree(leftover, ignore_errors=True)
+            else:
+                leftover.unlink(missing_ok=True)

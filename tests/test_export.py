@@ -1,21 +1,29 @@
-"""Export puts a document's folder in place whole: never a mix of two exports, never a part of one.
+"""Export puts a document's folder in place whole: never a mix of two exports, never a part of one;
+as JSON, as CSV files or as a workbook, with an index of the documents at the root.
 
 The unit tests drive `write_folder` on payloads of our own; the kill test runs the real
 command on a long document of our own and kills it with SIGKILL while it writes, twice, over
-an earlier export, then compares every file's digest with the two exports it may be."""
+an earlier export, then compares every file's digest with the two exports it may be. The
+format tests run the real command on documents of our own and read what it wrote with the
+csv module and openpyxl."""
 
+import csv
 import hashlib
+import json
 import os
 import shutil
 import signal
 import subprocess
 import sys
 import time
+import zipfile
 from pathlib import Path
 
+import openpyxl
 import pytest
 from pydantic import BaseModel
 
+from knowledge_assets import contracts as c
 from knowledge_assets.export import ExportError, write_folder
 from tests.conftest import PROJECT_ROOT
 
@@ -184,4 +192,159 @@ def test_an_export_killed_while_it_writes_leaves_the_earlier_export_whole(tmp_pa
     assert moments == []
 
     assert _export(env, "LONG", out).returncode == 0
-    assert digests(target) == new and beside(target) == []
+    assert digests(target) == new and beside(target) == ["index.json"]
+
+
+# --- formats ------------------------------------------------------------------------------------
+
+# Text a spreadsheet would run as a formula, each but the last: a document's text is data.
+FORMULA_LOOKING = ['=HYPERLINK("http://example.test/x","open")', "+41 bar at the inlet", "-3 dB below the limit",
+                   "@SUM(A1:A9)", "\tindented note", "plain definition"]
+
+
+def glossary(definitions: list[str]) -> list[c.GlossaryEntry]:
+    return [c.GlossaryEntry(term_id=f"t_{n}", term=f"Term {n}", definition=text,
+                            subdomain_tags=["maintenance", "safety"],
+                            provenance=c.Provenance(doc_id="DOC", span=text, page=n, section_no="2.1"))
+            for n, text in enumerate(definitions)]
+
+
+DOMAIN = c.DomainContext(
+    domain_id="d_1", title="Pump station operating rules", outline=["1. Scope", "2. Rules"],
+    key_parameters=[c.KeyParameter(surface="Pump pressure", term_id="t_0"), c.KeyParameter(surface="Flow")],
+    provenance=c.Provenance(doc_id="DOC", span="Pump station operating rules", page=0))
+
+
+def read_csv(path: Path) -> list[dict[str, str]]:
+    with path.open(encoding="utf-8-sig", newline="") as file:
+        return list(csv.DictReader(file))
+
+
+def test_csv_is_a_file_per_payload_a_row_per_entity_lists_joined_and_formula_looking_cells_escaped(tmp_path):
+    written = write_folder(tmp_path / "DOC", {"glossary.json": glossary(FORMULA_LOOKING), "formulas.json": [],
+                                              "domain_context.json": DOMAIN}, "csv")
+    assert [p.name for p in written] == ["glossary.csv", "formulas.csv", "domain_context.csv"]
+    rows = read_csv(tmp_path / "DOC" / "glossary.csv")
+    assert [row["definition"] for row in rows] == ["'" + text for text in FORMULA_LOOKING[:-1]] + ["plain definition"]
+    assert [row["provenance.span"] for row in rows] == [row["definition"] for row in rows]
+    first = rows[0]
+    assert (first["subdomain_tags"], first["provenance.page"], first["provenance.page_no"]) == ("maintenance; safety",
+                                                                                                  "0", "1")
+    assert (first["full_name"], first["definition_conflict"], first["mention_count"]) == ("", "false", "0")
+    # An empty payload is its header: a reader sees the columns, and that nothing is there.
+    with (tmp_path / "DOC" / "formulas.csv").open(encoding="utf-8-sig", newline="") as file:
+        assert list(csv.reader(file)) == [list(c.FormulaEntry.model_fields)[:-1] + [
+            f"provenance.{name}" for name in c.Provenance.model_fields]]
+    [domain] = read_csv(tmp_path / "DOC" / "domain_context.csv")
+    assert domain["key_parameters"] == "Pump pressure (term_id: t_0); Flow"
+    assert domain["outline"] == "1. Scope; 2. Rules"
+
+
+def test_a_workbook_holds_a_sheet_per_payload_its_text_verbatim_and_typed_never_a_formula(tmp_path):
+    # What XML cannot hold, and what would read as its escape, are written in OOXML's _xHHHH_.
+    definitions = [*FORMULA_LOOKING, "#N/A", "page\x0cbreak", "_x0041_ as written"]
+    [written] = write_folder(tmp_path / "DOC", {"glossary.json": glossary(definitions),
+                                                "domain_context.json": DOMAIN}, "xlsx")
+    assert written == tmp_path / "DOC" / "DOC.xlsx"
+    workbook = openpyxl.load_workbook(written)
+    assert workbook.sheetnames == ["glossary", "domain_context"]
+    sheet = workbook["glossary"]
+    column = [cell.value for cell in sheet[1]].index("definition")
+    cells = [row[column] for row in sheet.iter_rows(min_row=2)]
+    assert [cell.value for cell in cells] == [*FORMULA_LOOKING, "#N/A", "page_x000C_break", "_x005F_x0041_ as written"]
+    assert {cell.data_type for cell in cells} == {"s"}
+    assert [bool(cell.quotePrefix) for cell in cells] == [True] * 5 + [False] * 4
+    with zipfile.ZipFile(written) as archive:
+        sheets = [archive.read(name) for name in archive.namelist() if name.startswith("xl/worksheets/")]
+    assert sheets and not any(b"<f>" in xml or b"<f " in xml for xml in sheets)
+    assert [cell.value for cell in workbook["domain_context"][2]][:2] == ["d_1", "Pump station operating rules"]
+
+
+def test_an_export_in_one_format_replaces_an_earlier_one_in_another(tmp_path):
+    target = tmp_path / "DOC"
+    write_folder(target, {"glossary.json": glossary(["one"]), "domain_context.json": DOMAIN})
+    write_folder(target, {"glossary.json": glossary(["one"]), "domain_context.json": DOMAIN}, "csv")
+    assert sorted(p.name for p in target.iterdir()) == ["domain_context.csv", "glossary.csv"]
+    write_folder(target, {"glossary.json": glossary(["one"])}, "xlsx")
+    assert [p.name for p in target.iterdir()] == ["DOC.xlsx"] and beside(target) == []
+
+
+@pytest.fixture(scope="module")
+def stations(tmp_path_factory) -> tuple[dict[str, str], Path, Path]:
+    """Two documents of our own run into `runs/` (`run --out`): the environment, the documents'
+    folder and the export root."""
+    root = tmp_path_factory.mktemp("stations")
+    home, docs = root / "home", root / "docs"
+    home.mkdir()
+    (home / "dagster.yaml").write_text("telemetry:\n  enabled: false\n", encoding="utf-8")
+    docs.mkdir()
+    for name, count in (("north", 12), ("south", 7)):
+        (docs / f"{name}.md").write_text(station_rules(count).replace("Pump station", f"{name.title()} pump station"),
+                                         encoding="utf-8")
+        (docs / f"{name}.md.meta.json").write_text(json.dumps({"doc_id": name.upper()}), encoding="utf-8")
+    env = _env(home)
+    ran = subprocess.run(_command("run", docs, "--out", root / "runs"), cwd=PROJECT_ROOT, env=env,
+                         capture_output=True, text=True, timeout=300)
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    return env, docs, root / "runs"
+
+
+def _export_as(env, doc_id: str, out: Path, fmt: str) -> None:
+    done = subprocess.run(_command("export", "--doc-id", doc_id, "--out", out, "--format", fmt), cwd=PROJECT_ROOT,
+                          env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_csv_files_and_workbook_sheets_hold_a_row_per_entity_of_the_json_files(stations, tmp_path):
+    env, _, runs = stations
+    _export_as(env, "NORTH", tmp_path / "csv", "csv")
+    _export_as(env, "NORTH", tmp_path / "xlsx", "xlsx")
+    workbook = openpyxl.load_workbook(tmp_path / "xlsx" / "NORTH" / "NORTH.xlsx")
+    counts = {}
+    for path in sorted((runs / "NORTH").iterdir()):
+        payload = json.loads(path.read_text(encoding="utf-8"))
+        entities = payload if isinstance(payload, list) else [payload]
+        rows = read_csv(tmp_path / "csv" / "NORTH" / f"{path.stem}.csv")
+        sheet = list(workbook[path.stem].iter_rows(values_only=True))
+        assert len(rows) == len(sheet) - 1 == len(entities), path.name
+        # Row by row the same entities: the first field (an id, a rank, a name) in the same order.
+        first = next(iter(entities[0]), None) if entities else None
+        assert [row[first] for row in rows] == [str(entity[first]) for entity in entities]
+        assert [row[0] for row in sheet[1:]] == [entity[first] for entity in entities]
+        counts[path.stem] = len(entities)
+    assert workbook.sheetnames == ["glossary", "formulas", "interpretation_pack", "domain_context", "review_queue",
+                                   "rejected", "usage"]
+    assert counts["interpretation_pack"] == 12 and counts["formulas"] == 12 and counts["domain_context"] == 1
+
+
+def test_the_index_names_each_document_of_a_root_and_merges_an_export_of_one(stations):
+    env, _, runs = stations
+    index = json.loads((runs / "index.json").read_text(encoding="utf-8"))["documents"]
+    assert sorted(index) == ["NORTH", "SOUTH"]
+    for doc_id, source in (("NORTH", "north.md"), ("SOUTH", "south.md")):
+        title = json.loads((runs / doc_id / "domain_context.json").read_text(encoding="utf-8"))["title"]
+        assert title and index[doc_id]["title"] == title
+        assert index[doc_id]["files"] == sorted(f"{doc_id}/{p.name}" for p in (runs / doc_id).iterdir())
+        assert (index[doc_id]["revision"], index[doc_id]["source_file"], index[doc_id]["format"]) == (1, source, "json")
+    _export_as(env, "SOUTH", runs, "xlsx")
+    merged = json.loads((runs / "index.json").read_text(encoding="utf-8"))["documents"]
+    assert merged["NORTH"] == index["NORTH"]
+    assert (merged["SOUTH"]["files"], merged["SOUTH"]["format"]) == (["SOUTH/SOUTH.xlsx"], "xlsx")
+    assert sorted(p.name for p in runs.iterdir()) == ["NORTH", "SOUTH", "index.json"]
+
+
+def test_an_index_that_is_not_an_exports_is_refused_untouched(stations, tmp_path):
+    env, _, _ = stations
+    (tmp_path / "index.json").write_text("my notes", encoding="utf-8")
+    done = subprocess.run(_command("export", "--doc-id", "NORTH", "--out", tmp_path), cwd=PROJECT_ROOT, env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1 and "is not an export's index" in done.stderr
+    assert [p.name for p in tmp_path.iterdir()] == ["index.json"]
+    assert (tmp_path / "index.json").read_text(encoding="utf-8") == "my notes"
+
+
+def test_only_a_workbook_export_imports_openpyxl():
+    loaded = subprocess.run([sys.executable, "-c", "import sys, knowledge_assets.cli, knowledge_assets.definitions; "
+                             "print('openpyxl' in sys.modules)"], cwd=PROJECT_ROOT, capture_output=True, text=True,
+                            timeout=120)
+    assert loaded.stdout.strip() == "False", loaded.stderr

@@ -27,7 +27,7 @@ from knowledge_assets import branches
 from knowledge_assets import contracts as c
 from knowledge_assets.branches import DOMAIN_CONTEXT, FORMULA, GLOSSARY, RULE
 from knowledge_assets.domain_derivations import complete_domain
-from knowledge_assets.export import ExportError
+from knowledge_assets.export import ExportError, Format, write_folder
 from knowledge_assets.review.decisions import Review
 from knowledge_assets.review.entities import KEY_PARAMETER, MODELS, EntityKey, Kind, extracted_documents
 from knowledge_assets.review.status import ReviewStatus, review_statuses
@@ -150,16 +150,14 @@ def write_approved_knowledge(store: Store) -> list[ApprovedKnowledge]:
     return results
 
 
-def _write_json(path: Path, value: object) -> Path:
-    path.write_text(json.dumps(value, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
-    return path
-
-
-def export_approved(store: Store, out_dir: Path, doc_ids: Sequence[str] | None = None) -> list[Path]:
-    """One folder per document, a file per branch (its registered export_file): glossary.json,
-    interpretation_pack.json and formulas.json (bare arrays, maybe empty), and
-    domain_context.json (one object) only when the domain context is approved. Key parameters
-    travel inside domain_context.json."""
+def export_approved(
+    store: Store, out_dir: Path, doc_ids: Sequence[str] | None = None, fmt: Format = "json"
+) -> list[Path]:
+    """One folder per document, put in place whole (export.write_folder), a file per branch (its
+    registered export_file): glossary.json, interpretation_pack.json and formulas.json (bare
+    arrays, maybe empty), and domain_context.json (one object) only when the domain context is
+    approved; in CSV a file, in a workbook a sheet, for each. Key parameters travel inside the
+    domain context."""
     known = extracted_documents(store)
     unknown = [d for d in doc_ids or () if d not in known]
     if unknown:
@@ -167,15 +165,12 @@ def export_approved(store: Store, out_dir: Path, doc_ids: Sequence[str] | None =
     written = []
     for doc_id in doc_ids or known:
         knowledge = approved_knowledge(store, doc_id)
-        folder = out_dir / doc_id
-        folder.mkdir(parents=True, exist_ok=True)
+        documents: dict[str, object] = {}
         for spec in branches.registered():
-            path = folder / spec.export_file
-            entities = [e.model_dump(mode="json") for e in knowledge.of(spec.review_kind)]
+            entities = knowledge.of(spec.review_kind)
             if not spec.one_per_document:
-                written.append(_write_json(path, entities))
-                continue
-            # A folder exported before may hold a domain context approved then and not now.
-            path.unlink(missing_ok=True)
-            written += [_write_json(path, entity) for entity in entities]
+                documents[spec.export_file] = entities
+            elif entities:
+                documents[spec.export_file] = entities[0]
+        written += write_folder(out_dir / doc_id, documents, fmt)
     return written

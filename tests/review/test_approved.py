@@ -9,7 +9,7 @@ from pydantic import TypeAdapter
 
 from knowledge_assets import contracts as c
 from knowledge_assets.domain_derivations import aggregate_subdomains
-from knowledge_assets.export import ExportError
+from knowledge_assets.export import ExportError, export_document
 from knowledge_assets.ids import domain_id
 from knowledge_assets.review.approved import approved_knowledge, export_approved, write_approved_knowledge
 from knowledge_assets.review.decisions import record_decision
@@ -134,6 +134,15 @@ def test_export_approved_writes_the_contract_shapes_one_folder_per_document(extr
     _reject(extracted, DOMAIN)
     export_approved(extracted, tmp_path, [KPI])
     assert not (tmp_path / KPI / "domain_context.json").exists()
+
+
+def test_an_approved_export_over_a_full_export_replaces_it_whole(extracted, mtbf, tmp_path):
+    out = tmp_path / "out"
+    export_document(extracted, KPI, out / KPI)
+    export_approved(extracted, out, [KPI])
+    assert sorted(p.name for p in (out / KPI).iterdir()) == ["formulas.json", "glossary.json",
+                                                             "interpretation_pack.json"]
+    assert [p.name for p in out.iterdir()] == [KPI]  # nothing left beside it
 
 
 def test_exporting_an_unknown_document_is_refused_before_anything_is_written(extracted, tmp_path):

@@ -1,6 +1,11 @@
-"""`knowledge-assets export --approved`: approved knowledge only, one folder per document."""
+"""`knowledge-assets export --approved`: approved knowledge only, one folder per document, as
+JSON, CSV or a workbook, and the root's index naming the documents."""
 
+import csv
 import json
+
+import openpyxl
+import pytest
 
 from knowledge_assets.ids import term_id
 from knowledge_assets.review.decisions import record_decision
@@ -29,3 +34,38 @@ def test_export_without_a_document_or_approved_and_of_an_unknown_document_fail_w
     code, _, err = run_cli(capsys, "export", "--approved", "--doc-id", "NO-SUCH-DOC", "--out", str(tmp_path / "b"))
     assert code == 1 and "NO-SUCH-DOC: no extracted knowledge" in err
     assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists() and snapshot(extracted) == before
+
+
+def _ids(rows: list[list], column: str) -> list:
+    header, *entities = rows
+    return [entity[header.index(column)] for entity in entities]
+
+
+def _sheets(folder, fmt: str) -> dict[str, list[list]]:
+    """Each payload's rows, header first, as the csv module or openpyxl reads them."""
+    if fmt == "xlsx":
+        workbook = openpyxl.load_workbook(folder / f"{folder.name}.xlsx")
+        return {sheet.title: [list(row) for row in sheet.iter_rows(values_only=True)] for sheet in workbook}
+    sheets = {}
+    for path in sorted(folder.iterdir()):
+        with path.open(encoding="utf-8-sig", newline="") as file:
+            sheets[path.stem] = list(csv.reader(file))
+    return sheets
+
+
+@pytest.mark.parametrize("fmt", ["csv", "xlsx"])
+def test_export_approved_as_csv_or_a_workbook_holds_only_approved_entries_and_an_index(
+    extracted, capsys, tmp_path, fmt
+):
+    record_decision(extracted, find(extracted, MTTR), "approved", "alice")
+    record_decision(extracted, find(extracted, MTBF), "rejected", "bob", note="incomplete")
+    code, _, err = run_cli(capsys, "export", "--approved", "--format", fmt, "--out", str(tmp_path))
+    assert code == 0, err
+    kpi, prm = _sheets(tmp_path / KPI, fmt), _sheets(tmp_path / PRM, fmt)
+    # No domain context: none is approved.
+    assert sorted(kpi) == sorted(prm) == ["formulas", "glossary", "interpretation_pack"]
+    assert _ids(kpi["glossary"], "term_id") == [MTTR]
+    assert _ids(prm["glossary"], "term_id") == [] and prm["glossary"][0][0] == "term_id"
+    index = json.loads((tmp_path / "index.json").read_text(encoding="utf-8"))["documents"]
+    assert sorted(index) == sorted([KPI, PRM])
+    assert all(entry["approved_only"] and entry["format"] == fmt and entry["title"] for entry in index.values())

@@ -50,6 +50,7 @@ from knowledge_assets.review.fingerprint import CONTENT_FIELDS
 from knowledge_assets.review.web import source
 from knowledge_assets.store.database import Store, StoreError
 from knowledge_assets.store.registry import latest_source
+from knowledge_assets.store.revisions import not_current
 
 HERE = Path(__file__).parent
 SESSION_COOKIE = "ka_review_session"
@@ -146,7 +147,9 @@ class ReviewApp:
 
     def documents(self, request: Request) -> Response:
         with self.session() as store:
-            return self.render(request, "documents.html", documents=document_summaries(store))
+            summaries = document_summaries(store)
+            return self.render(request, "documents.html", documents=summaries,
+                               not_current=not_current(store, [s.doc_id for s in summaries]))
 
     def queue(self, request: Request) -> Response:
         doc_id = request.path_params["doc_id"]
@@ -158,6 +161,7 @@ class ReviewApp:
                 request, "queue.html", doc_id=doc_id, entries=shown, total=len(entries), chosen=chosen,
                 reasons=sorted({e.reason for e in entries if e.state != "stale"}),
                 pending=sum(e.status.pending for e in entries), summary=document_summaries(store, [doc_id])[0],
+                not_current=not_current(store, [doc_id]),
             )
 
     def entry(self, request: Request) -> Response:
@@ -167,13 +171,14 @@ class ReviewApp:
             )
             reviews = [r for r in history(store, item.doc_id) if r.key == item.key]
             source_view = self._source(store, item, latest_source(store, item.doc_id))
+            behind = not_current(store, [item.doc_id])
         current = entries[index]
         return self.render(
             request, "entry.html", entry=current, item=item, doc_id=item.doc_id, reviews=reviews,
             previous=entries[index - 1] if index > 0 else None,
             following=entries[index + 1] if index + 1 < len(entries) else None,
             total=len(entries), source=source_view, edit=_edit_fields(item),
-            edited=_edited_view(current), subdomains=c.SUBDOMAINS, rule_types=get_args(c.RuleType),
+            edited=_edited_view(current), subdomains=c.SUBDOMAINS, rule_types=get_args(c.RuleType), not_current=behind,
             done=request.query_params.get("done", ""),
             # What was just decided, named by the store, never by text carried in the URL.
             decided=next((e for e in entries if e.ref == request.query_params.get("decided")), None),

@@ -123,7 +123,7 @@ class ReviewApp:
         session = request.cookies.get(SESSION_COOKIE) or secrets.token_urlsafe(24)
         page = self.templates.get_template(template).render(
             csrf=self.csrf_token(session), reviewer=unquote(request.cookies.get(REVIEWER_COOKIE, "")),
-            states=STATES, kinds=KINDS, **values,
+            states=STATES, kinds=KINDS, **{"not_current": [], **values},  # the banner's documents, if any
         )
         response = HTMLResponse(page, status_code=status)
         if request.cookies.get(SESSION_COOKIE) != session:

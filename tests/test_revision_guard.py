@@ -21,6 +21,8 @@ import duckdb
 import pytest
 
 from knowledge_assets.definitions import defs
+from knowledge_assets.defs.assets.review import approved_knowledge
+from knowledge_assets.defs.resources import KnowledgeStore
 from knowledge_assets.export import ExportError, export_document
 from knowledge_assets.ingest.documents import identify
 from knowledge_assets.review.decisions import record_decision
@@ -159,6 +161,10 @@ def test_a_run_stopped_before_the_queue_checks_leaves_a_document_export_refuses(
         assert not state.behind and [u.asset for u in state.unchecked] == ["review_queue"]
         with pytest.raises(ExportError, match="the blocking checks of review_queue did not finish"):
             export_document(samples.store, DOC, tmp_path / "out")
+        approved = dg.materialize([approved_knowledge], instance=samples.instance,
+                                  resources={"knowledge_store": KnowledgeStore()})
+        [materialised] = approved.asset_materializations_for_node("approved_knowledge")
+        assert materialised.metadata["documents_not_current"].value == f"- {state.describe()}"
         # A failed check is named, and refused the same way.
         record_checks(samples.store, DOC, "review_queue", ["ids_unique_and_stable"], "a-run")
         with pytest.raises(ExportError, match=r"the blocking checks of review_queue failed \(ids_unique_and_stable\)"):

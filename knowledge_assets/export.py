@@ -1,7 +1,8 @@
 """Writes a document's seven contract payloads (contract §2-§3) as files, read back from DuckDB:
 bare JSON arrays (the domain context: one object), 0-based `page` beside 1-based `page_no`.
-A document whose assets were derived from different revisions (a run killed half-way) is
-refused, naming the assets that are behind: a mix is never exported.
+A document that is not current (store/revisions.py: assets derived from different revisions,
+a run killed half-way, or blocking checks that did not end or failed) is refused, naming what
+is behind: a mix, or unchecked rows, are never exported.
 
 Nor is a mix of two exports: the folder is written whole beside the target, under a hidden
 name, and renamed into place; an earlier export there is renamed aside first and removed
@@ -98,7 +99,7 @@ def payloads(store: Store, doc_id: str) -> dict[str, object]:
     if not domains:
         raise ExportError(f"{doc_id}: no domain context in {store.path}; materialise the document first")
     revisions = revision_state(store, doc_id)
-    if revisions.behind:
+    if not revisions.current:
         raise ExportError(revisions.describe())
     entities: dict[str, object] = {}
     for spec in branches.registered():

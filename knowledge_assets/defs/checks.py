@@ -8,6 +8,10 @@ queue, the last asset) every asset of the document derived from the same, latest
 Warning: dangle rates above the configured thresholds, and a document of more than a page that
 yielded no definitions, or no formulas and no rules. The logic is
 `knowledge_assets.verify.stored` and `knowledge_assets.store.revisions`; this is wiring.
+
+When an asset's blocking checks for a document have ended, the store records it and names the
+failed ones (`record_checks`): a run killed before that leaves the document not current, and
+export and the review refuse it (store/revisions.py).
 """
 
 import warnings
@@ -20,7 +24,7 @@ from knowledge_assets.defs.assets.extract import domain_context, formulas, gloss
 from knowledge_assets.defs.partitions import documents
 from knowledge_assets.defs.resources import KnowledgeStore
 from knowledge_assets.store.database import Store
-from knowledge_assets.store.revisions import revision_state
+from knowledge_assets.store.revisions import record_checks, revision_state
 from knowledge_assets.verify import stored
 
 _SHOWN_FINDINGS = 20
@@ -47,7 +51,7 @@ DOCUMENT_CHECKS = {
 
 
 def _revisions_result(asset: dg.AssetsDefinition, store: Store, doc_id: str) -> dg.AssetCheckResult:
-    state = revision_state(store, doc_id)
+    state = revision_state(store, doc_id, with_checks=False)
     metadata = {"document_revision": state.latest or 0, "assets_behind": ", ".join(b.asset for b in state.behind)}
     return dg.AssetCheckResult(asset_key=asset.key, check_name="revisions_consistent", passed=not state.behind,
                                description=state.describe() if state.behind else None, metadata=metadata)
@@ -136,6 +140,14 @@ def _specs(asset: dg.AssetsDefinition, table: str) -> list[dg.AssetCheckSpec]:
     return specs
 
 
+def _recorded(context: dg.AssetCheckExecutionContext, store: Store, table: str, doc_id: str,
+              results: list[dg.AssetCheckResult]) -> list[dg.AssetCheckResult]:
+    """The results, once the store records that the asset's blocking checks ended and which failed."""
+    failed = [r.check_name for r in results if r.severity == dg.AssetCheckSeverity.ERROR and not r.passed]
+    record_checks(store, doc_id, table, failed, context.run.run_id)
+    return results
+
+
 def _checks(asset: dg.AssetsDefinition, table: str) -> dg.AssetChecksDefinition:
     spec = {"name": f"{table}_checks", "specs": _specs(asset, table)}
     if table not in stored.DANGLE_RATES:
@@ -143,9 +155,10 @@ def _checks(asset: dg.AssetsDefinition, table: str) -> dg.AssetChecksDefinition:
         def checks(context: dg.AssetCheckExecutionContext, knowledge_store: KnowledgeStore):
             store = knowledge_store.open()
 
-            def check(doc_id: str) -> Iterator[dg.AssetCheckResult]:
-                yield from _blocking_results(asset, stored.load_document(store, table, doc_id))
-                yield from _document_results(asset, table, store, doc_id)
+            def check(doc_id: str) -> list[dg.AssetCheckResult]:
+                results = [*_blocking_results(asset, stored.load_document(store, table, doc_id)),
+                           *_document_results(asset, table, store, doc_id)]
+                return _recorded(context, store, table, doc_id, results)
 
             yield from check_each(context, check)
 
@@ -156,12 +169,12 @@ def _checks(asset: dg.AssetsDefinition, table: str) -> dg.AssetChecksDefinition:
                             config: DangleThresholds):
         store = knowledge_store.open()
 
-        def check(doc_id: str) -> Iterator[dg.AssetCheckResult]:
+        def check(doc_id: str) -> list[dg.AssetCheckResult]:
             document = stored.load_document(store, table, doc_id)
-            yield from _blocking_results(asset, document)
             rate = stored.dangle_rate(document)
-            yield _dangle_result(asset, rate, getattr(config, rate.name))
-            yield from _document_results(asset, table, store, doc_id)
+            results = [*_blocking_results(asset, document), _dangle_result(asset, rate, getattr(config, rate.name)),
+                       *_document_results(asset, table, store, doc_id)]
+            return _recorded(context, store, table, doc_id, results)
 
         yield from check_each(context, check)
 

@@ -32,6 +32,7 @@ from knowledge_assets.review.decisions import Review
 from knowledge_assets.review.entities import KEY_PARAMETER, MODELS, EntityKey, Kind, extracted_documents
 from knowledge_assets.review.status import ReviewStatus, review_statuses
 from knowledge_assets.store.database import Store
+from knowledge_assets.store.revisions import not_current
 
 _TERM, _FORMULA = GLOSSARY.review_kind, FORMULA.review_kind
 _RULE, _DOMAIN = RULE.review_kind, DOMAIN_CONTEXT.review_kind
@@ -157,11 +158,14 @@ def export_approved(
     registered export_file): glossary.json, interpretation_pack.json and formulas.json (bare
     arrays, maybe empty), and domain_context.json (one object) only when the domain context is
     approved; in CSV a file, in a workbook a sheet, for each. Key parameters travel inside the
-    domain context."""
+    domain context. A document that is not current refuses the export whole."""
     known = extracted_documents(store)
     unknown = [d for d in doc_ids or () if d not in known]
     if unknown:
         raise ExportError(f"{', '.join(unknown)}: no extracted knowledge in {store.path}; run the document first")
+    behind = not_current(store, doc_ids or known)
+    if behind:
+        raise ExportError("; ".join(state.describe() for state in behind))
     written = []
     for doc_id in doc_ids or known:
         knowledge = approved_knowledge(store, doc_id)

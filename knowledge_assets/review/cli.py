@@ -9,13 +9,17 @@
 
 ID is a term_id, formula_id, rule_id or domain_id, or `<domain_id>:<surface>` for a key
 parameter. Every decision is appended to `knowledge_reviews`; a bad id, an unknown document or
-an invalid payload writes nothing and exits 1 (a ReviewError, reported by `knowledge-assets`).
+an invalid payload writes nothing and exits 1 (a ReviewError, reported by `knowledge-assets`),
+and so does a decision on an entry that is not of the document's current revision. `list` and
+`show` still show such a document's entries, after one line on stderr saying what is behind and
+the command that brings it up to date.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import sys
 from dataclasses import asdict
 from pathlib import Path
 
@@ -26,14 +30,23 @@ from knowledge_assets.review.status import statuses_of
 from knowledge_assets.review.worklist import worklist
 from knowledge_assets.settings import database_path
 from knowledge_assets.store.database import Store
+from knowledge_assets.store.revisions import revision_state
 
 
 def _store() -> Store:
     return Store(database_path())
 
 
+def _warn_if_not_current(store: Store, doc_id: str) -> None:
+    state = revision_state(store, doc_id)
+    if not state.current:
+        print(f"warning: not current: {state.describe()}", file=sys.stderr)
+
+
 def cmd_list(args: argparse.Namespace) -> int:
-    items = worklist(_store(), args.doc_id)
+    store = _store()
+    items = worklist(store, args.doc_id)
+    _warn_if_not_current(store, args.doc_id)
     if args.json:
         print(json.dumps([asdict(item) for item in items], ensure_ascii=False, indent=2))
         return 0
@@ -63,6 +76,7 @@ def _history_row(review: Review) -> dict:
 def cmd_show(args: argparse.Namespace) -> int:
     store = _store()
     item = find(store, args.id, args.doc_id)
+    _warn_if_not_current(store, item.doc_id)
     reviews = [r for r in history(store, item.doc_id) if r.key == item.key]
     status = statuses_of([item], {item.key: reviews[-1]} if reviews else {})[0]
     shown = {

@@ -2,6 +2,10 @@
 
 Each row records what the reviewer saw (the content fields and their fingerprint), so a later
 re-extraction can tell whether the decision still applies to the content now stored.
+
+A decision is recorded here and nowhere else, so every surface (the CLI, the web form, a bulk
+action) meets the same refusal: an entry whose asset is not at the document's current revision,
+or whose blocking checks did not end or failed (store/revisions.py), takes no decision.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from pydantic import BaseModel, ValidationError
 from knowledge_assets.review.entities import KEY_PARAMETER, MODELS, EntityKey, Reviewable, ReviewError, kind_branch
 from knowledge_assets.review.fingerprint import fingerprint, reviewed_content
 from knowledge_assets.store.database import Store
+from knowledge_assets.store.revisions import revision_state
 
 # `withdrawn` undoes a decision that had none before it: the entity is unreviewed again.
 Decision = Literal["approved", "edited", "rejected", "withdrawn"]
@@ -117,6 +122,13 @@ def _within_limit(what: str, text: str, limit: int) -> None:
         raise ReviewError(f"{what} has at most {limit:,} characters; this one has {len(text):,}")
 
 
+def _of_current_revision(store: Store, item: Reviewable) -> None:
+    asset = kind_branch(item.key.kind).table
+    state = revision_state(store, item.doc_id)
+    if not state.holds_current(asset):
+        raise ReviewError(f"not recorded: {item.key.ref} is in {asset}, which is not current. {state.describe()}")
+
+
 def record_decision(
     store: Store,
     item: Reviewable,
@@ -125,7 +137,7 @@ def record_decision(
     note: str | None = None,
     edited: BaseModel | None = None,
 ) -> Review:
-    """Appends one decision on the entity as it is now stored."""
+    """Appends one decision on the entity as it is now stored, if it is of the current revision."""
     if not reviewer.strip():
         raise ReviewError("a reviewer name is required")
     _within_limit("a reviewer name", reviewer.strip(), REVIEWER_MAX_CHARS)
@@ -134,6 +146,7 @@ def record_decision(
         raise ReviewError("a rejection needs a note saying why")
     if (decision == "edited") != (edited is not None):
         raise ReviewError("an edited payload goes with the decision 'edited', and only with it")
+    _of_current_revision(store, item)
     content = reviewed_content(item.key.kind, item.entity)
     review = Review(
         review_id="rv_" + uuid.uuid4().hex,

@@ -1,22 +1,34 @@
-"""Revision consistency of a document's assets.
+"""Revision consistency of a document's assets: the one guard every reader asks.
 
 Every asset records, when it materialises, the registry revision of the parsed text it was
 derived from (the parsed document's content hash, looked up in the `documents` registry). A
-document is consistent when every one of its assets holds the registry's latest revision; a
-run killed half-way leaves the later assets behind, and `assets_behind` names them, so the
-blocking check and `export` refuse the mix instead of reading it.
+checked asset's blocking checks then record that they ended on those rows, and which failed;
+materialising the asset again removes that record first. A document is current when every one
+of its assets holds the registry's latest revision and every checked asset's blocking checks
+ended and passed. What is not current, and why, `revision_state` says:
+  - a run killed half-way leaves the later assets behind (`behind`);
+  - a new revision whose parse failed leaves every asset behind, `parsed_chunks` first;
+  - a run killed during (or before) an asset's blocking checks leaves no record, and a check
+    that failed leaves its name (`unchecked`).
+The blocking check, `export`, `export --approved`, the review's decisions (refused) and its
+lists and pages (a one-line warning) all read it, so they agree on what is current.
 """
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
 from knowledge_assets.store.database import Store
+from knowledge_assets.store.registry import latest_source
 
 # The per-document assets export and the review read, in the order a run materialises them.
 DOCUMENT_ASSETS = ("parsed_chunks", "term_clusters", "formulas", "glossary", "rules", "domain_context", "review_queue")
+# Those with blocking checks (defs/checks.py declares one set per asset named here).
+CHECKED_ASSETS = ("formulas", "glossary", "rules", "domain_context", "review_queue")
+_PARSED = DOCUMENT_ASSETS[0]
 
 
 @dataclass(frozen=True)
@@ -26,38 +38,106 @@ class Behind:
 
 
 @dataclass(frozen=True)
+class Unchecked:
+    asset: str
+    failed: tuple[str, ...]  # the blocking checks that failed; empty: they never ended
+
+
+@dataclass(frozen=True)
 class RevisionState:
     doc_id: str
     latest: int | None
     behind: list[Behind]
+    unchecked: list[Unchecked]
+    source_path: str | None = None  # the registered file, for the command that brings it up to date
+
+    @property
+    def current(self) -> bool:
+        return not self.behind and not self.unchecked
+
+    def holds_current(self, asset: str) -> bool:
+        """Whether the asset's rows are of the latest revision and passed their blocking checks."""
+        return all(b.asset != asset for b in self.behind) and all(u.asset != asset for u in self.unchecked)
 
     def describe(self) -> str:
-        held = ", ".join(f"{b.asset} ({'none' if b.revision is None else f'revision {b.revision}'})"
-                         for b in self.behind)
-        return (f"{self.doc_id}: the document is at revision {self.latest} but these assets are behind: {held}; "
-                "run `knowledge-assets run` on it again to complete them")
+        """What is not current and the command that brings it up to date, in one line."""
+        parts = []
+        if self.behind:
+            held = ", ".join(f"{b.asset} ({'none' if b.revision is None else f'revision {b.revision}'})"
+                             for b in self.behind)
+            parts.append(f"the document is at revision {self.latest} but these assets are behind: {held}")
+        if any(b.asset == _PARSED for b in self.behind):
+            parts.append(f"revision {self.latest} was not parsed (`knowledge-assets documents` says why)")
+        never = [u.asset for u in self.unchecked if not u.failed]
+        if never:
+            parts.append(f"the blocking checks of {', '.join(never)} did not finish")
+        parts += [f"the blocking checks of {u.asset} failed ({', '.join(u.failed)})"
+                  for u in self.unchecked if u.failed]
+        target = (f"`knowledge-assets run {shlex.quote(self.source_path)}`" if self.source_path
+                  else "`knowledge-assets run` on it")
+        return f"{self.doc_id}: {'; '.join(parts)}; run {target} again to bring it up to date"
 
 
-def record_revision(store: Store, doc_id: str, asset: str, run_id: str) -> int | None:
-    """Stamps `asset` with the revision of the parsed text now in the store; returns it."""
+def _parsed_revision(store: Store, doc_id: str) -> dict | None:
     rows = store.fetch(
         "SELECT p.content_sha256, max(d.revision) AS revision FROM parsed_documents p "
         "JOIN documents d ON d.doc_id = p.doc_id AND d.content_sha256 = p.content_sha256 "
         "WHERE p.doc_id = ? GROUP BY p.content_sha256",
         [doc_id],
     )
-    if not rows:
+    return rows[0] if rows else None
+
+
+def _now() -> datetime:
+    return datetime.now(timezone.utc).replace(tzinfo=None)
+
+
+def record_revision(store: Store, doc_id: str, asset: str, run_id: str) -> int | None:
+    """Stamps `asset` with the revision of the parsed text now in the store, and removes the
+    record of its earlier checks (in the same transaction); returns the revision."""
+    parsed = _parsed_revision(store, doc_id)
+    if parsed is None:
         return None
-    row = {"doc_id": doc_id, "asset": asset, "revision": rows[0]["revision"],
-           "content_sha256": rows[0]["content_sha256"], "run_id": run_id,
-           "recorded_at": datetime.now(timezone.utc).replace(tzinfo=None)}
-    store.replace_partition(doc_id, {"asset_revisions": [row]}, scope={"asset_revisions": {"asset": asset}})
+    row = {"doc_id": doc_id, "asset": asset, "revision": parsed["revision"],
+           "content_sha256": parsed["content_sha256"], "run_id": run_id, "recorded_at": _now()}
+    scope = {"asset": asset}
+    store.replace_partition(doc_id, {"asset_revisions": [row], "asset_checks": []},
+                            scope={"asset_revisions": scope, "asset_checks": scope})
     return row["revision"]
 
 
-def revision_state(store: Store, doc_id: str, assets: Sequence[str] = DOCUMENT_ASSETS) -> RevisionState:
+def record_checks(store: Store, doc_id: str, asset: str, failed: Sequence[str], run_id: str) -> None:
+    """Records that the asset's blocking checks ended on its rows now stored; `failed` names those
+    that failed. An asset never stamped with a revision has nothing checked to record."""
+    held = store.fetch("SELECT revision FROM asset_revisions WHERE doc_id = ? AND asset = ?", [doc_id, asset])
+    if not held:
+        return
+    row = {"doc_id": doc_id, "asset": asset, "revision": held[0]["revision"], "failed_checks": ", ".join(failed),
+           "run_id": run_id, "recorded_at": _now()}
+    store.replace_partition(doc_id, {"asset_checks": [row]}, scope={"asset_checks": {"asset": asset}})
+
+
+def revision_state(store: Store, doc_id: str, assets: Sequence[str] = DOCUMENT_ASSETS,
+                   with_checks: bool = True) -> RevisionState:
+    """The document's assets against the registry's latest revision; `with_checks`: and whether
+    their blocking checks ended and passed (the blocking check of revisions asks without, as it
+    is one of them)."""
     latest = store.fetch("SELECT max(revision) AS revision FROM documents WHERE doc_id = ?", [doc_id])[0]["revision"]
     held = {r["asset"]: r["revision"] for r in store.fetch(
         "SELECT asset, revision FROM asset_revisions WHERE doc_id = ?", [doc_id])}
     behind = [Behind(asset, held.get(asset)) for asset in assets if held.get(asset) != latest]
-    return RevisionState(doc_id, latest, behind)
+    unchecked = []
+    if with_checks:
+        ended = {r["asset"]: r["failed_checks"] for r in store.fetch(
+            "SELECT asset, failed_checks FROM asset_checks WHERE doc_id = ?", [doc_id])}
+        lagging = {b.asset for b in behind}
+        unchecked = [Unchecked(asset, tuple(n for n in ended.get(asset, "").split(", ") if n))
+                     for asset in assets if asset in CHECKED_ASSETS and asset not in lagging
+                     and (asset not in ended or ended[asset])]
+    registered = latest_source(store, doc_id)
+    return RevisionState(doc_id, latest, behind, unchecked, None if registered is None else str(registered[0].path))
+
+
+def not_current(store: Store, doc_ids: Sequence[str]) -> list[RevisionState]:
+    """The states of those documents that are not current, in the order given."""
+    return [state for state in (revision_state(store, doc_id) for doc_id in doc_ids) if not state.current]

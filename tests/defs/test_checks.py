@@ -8,10 +8,11 @@ import pytest
 
 from knowledge_assets.definitions import defs
 from knowledge_assets.defs.checks import BLOCKING_CHECKS, DOCUMENT_CHECKS
+from knowledge_assets.store.revisions import CHECKED_ASSETS, revision_state
 from tests.support.materialised import check_evaluations, materialised_samples, run_document
 
 _DANGLE_CHECKED = {"formulas", "rules", "domain_context"}
-_CHECKED_ASSETS = {"formulas", "glossary", "rules", "domain_context", "review_queue"}
+_CHECKED_ASSETS = set(CHECKED_ASSETS)
 
 
 @pytest.fixture(scope="module")
@@ -28,6 +29,8 @@ def test_every_check_runs_and_passes_on_each_sample_partition(samples):
         evaluations = {key: e for key, e in check_evaluations(result).items() if key[0] in _CHECKED_ASSETS}
         assert set(evaluations) == expected
         assert all(e.passed and e.partition == doc_id for e in evaluations.values()), doc_id
+        # The store recorded that every checked asset's blocking checks ended and passed.
+        assert revision_state(samples.store, doc_id).current, doc_id
 
 
 def test_only_the_dangle_and_yield_checks_are_non_blocking():

@@ -10,6 +10,7 @@ from knowledge_assets.defs.resources import KnowledgeStore
 from knowledge_assets.review.approved import write_approved_knowledge
 from knowledge_assets.review.entities import KINDS
 from knowledge_assets.review.web.links import document_review_url, review_base_url
+from knowledge_assets.store.revisions import not_current
 
 
 def _document_cell(doc_id: str) -> str:
@@ -48,6 +49,9 @@ def approved_knowledge(knowledge_store: KnowledgeStore) -> dg.MaterializeResult:
         **{f"entries_{state}": states[state] for state in ("approved", "edited", "rejected", "stale", "unreviewed")},
         "documents": len(approved),
         "by_document": _by_document(per_document),
+        # What export and the review refuse: each such document, why, and the command that fixes it.
+        "documents_not_current": dg.MetadataValue.md(
+            "\n".join(f"- {state.describe()}" for state in not_current(store, list(per_document))) or "_none_"),
         "table": "approved_knowledge",
         "database": dg.MetadataValue.path(str(store.path)),
         **({"review": dg.MetadataValue.url(base + "/")} if (base := review_base_url()) else {}),

@@ -65,6 +65,7 @@ from knowledge_assets.review.status import STATE_MEANINGS, STATES
 from knowledge_assets.review.web import source
 from knowledge_assets.store.database import Store, StoreError
 from knowledge_assets.store.removal import review_page_cache
+from knowledge_assets.store.revisions import not_current
 
 HERE = Path(__file__).parent
 SESSION_COOKIE = "ka_review_session"
@@ -150,7 +151,8 @@ class ReviewApp:
         session = request.cookies.get(SESSION_COOKIE) or secrets.token_urlsafe(24)
         page = self.templates.get_template(template).render(
             csrf=self.csrf_token(session), reviewer=unquote(request.cookies.get(REVIEWER_COOKIE, "")),
-            states=STATES, state_meanings=STATE_MEANINGS, kinds=KINDS, **values,
+            states=STATES, state_meanings=STATE_MEANINGS, kinds=KINDS,
+            **{"not_current": [], **values},  # the banner's documents, if any
         )
         response = HTMLResponse(page, status_code=status)
         if request.cookies.get(SESSION_COOKIE) != session:
@@ -180,7 +182,8 @@ class ReviewApp:
     def documents(self, request: Request) -> Response:
         with self.session() as store:
             summaries = document_summaries(store)
-        return self.render(request, "documents.html", documents=summaries,
+            behind = not_current(store, [s.doc_id for s in summaries])
+        return self.render(request, "documents.html", documents=summaries, not_current=behind,
                            run_states=self.run_states([d.doc_id for d in summaries if not d.extracted]))
 
     def queue(self, request: Request) -> Response:
@@ -189,13 +192,14 @@ class ReviewApp:
         with self.session() as store:
             entries = self._entries(store, doc_id)
             summary = document_summaries(store, [doc_id], with_states=False)[0]
+            behind = not_current(store, [doc_id])
         shown = [e for e in entries if all(not v or _attribute(e, k) == v for k, v in chosen.items())]
         token = request.query_params.get("batch", "")
         batch = self.batches.get(token)
         return self.render(
             request, "queue.html", doc_id=doc_id, entries=shown, total=len(entries), chosen=chosen,
             reasons=sorted({e.reason for e in entries if e.status.pending and e.state != "stale"}),
-            progress=progress(entries), summary=summary,
+            progress=progress(entries), summary=summary, not_current=behind,
             batch=batch if batch is not None and batch[0] == doc_id else None, batch_token=token,
             filters=urlencode({name: value for name, value in chosen.items() if value}),
             undone=request.query_params.get("undone", ""),
@@ -209,6 +213,7 @@ class ReviewApp:
             reviews = [r for r in history(store, item.doc_id) if r.key == item.key]
             source_view = self._source(store, item, reviewed_source(store, item.doc_id))
             summary = document_summaries(store, [item.doc_id], with_states=False)[0]
+            behind = not_current(store, [item.doc_id])
         current = entries[index]
         return self.render(
             request, "entry.html", entry=current, item=item, doc_id=item.doc_id, reviews=reviews,
@@ -217,7 +222,7 @@ class ReviewApp:
             total=len(entries), source=source_view, edit=_edit_fields(item),
             edited=_edited_view(current), subdomains=c.SUBDOMAINS, rule_types=get_args(c.RuleType),
             done=request.query_params.get("done", ""), summary=summary, progress=progress(entries),
-            labels={e.ref: e.status.item.label for e in entries},
+            labels={e.ref: e.status.item.label for e in entries}, not_current=behind,
             extraction_words=EXTRACTION_WORDS, diff_words=DIFF_WORDS,
             # What was just decided, named by the store, never by text carried in the URL.
             decided=next((e for e in entries if e.ref == request.query_params.get("decided")), None),

@@ -8,6 +8,10 @@ queue, the last asset) every asset of the document derived from the same, latest
 Warning: dangle rates above the configured thresholds, and a document of more than a page that
 yielded no definitions, or no formulas and no rules. The logic is
 `knowledge_assets.verify.stored` and `knowledge_assets.store.revisions`; this is wiring.
+
+A check with nothing to evaluate is skipped with its reason, never passed (`SkippedCheck`,
+docs/decisions.md D60): the row checks of a document with no rows of the table, a dangle rate
+with no links to count, the yield of a document of one page.
 """
 
 import warnings
@@ -15,7 +19,7 @@ from collections.abc import Iterator, Sequence
 
 import dagster as dg
 
-from knowledge_assets.defs.assets.batch import check_each
+from knowledge_assets.defs.assets.batch import CheckOutcome, SkippedCheck, check_each
 from knowledge_assets.defs.assets.extract import domain_context, formulas, glossary, review_queue, rules
 from knowledge_assets.defs.partitions import documents
 from knowledge_assets.defs.resources import KnowledgeStore
@@ -53,8 +57,11 @@ def _revisions_result(asset: dg.AssetsDefinition, store: Store, doc_id: str) -> 
                                description=state.describe() if state.behind else None, metadata=metadata)
 
 
-def _yield_result(asset: dg.AssetsDefinition, store: Store, doc_id: str) -> dg.AssetCheckResult:
+def _yield_result(asset: dg.AssetsDefinition, store: Store, doc_id: str) -> CheckOutcome:
     found = stored.document_yield(store, doc_id)
+    if found.pages <= 1:
+        return SkippedCheck("document_yield", f"{found.pages} page: the yield is judged on longer documents",
+                            asset.key)
     shortfalls = found.shortfalls()
     return dg.AssetCheckResult(
         asset_key=asset.key, check_name="document_yield", passed=not shortfalls, severity=dg.AssetCheckSeverity.WARN,
@@ -70,7 +77,7 @@ _DOCUMENT_RESULTS = {"revisions_consistent": _revisions_result, "document_yield"
 
 def _document_results(
     asset: dg.AssetsDefinition, table: str, store: Store, doc_id: str
-) -> Iterator[dg.AssetCheckResult]:
+) -> Iterator[CheckOutcome]:
     if table in DOCUMENT_CHECKS:
         yield _DOCUMENT_RESULTS[DOCUMENT_CHECKS[table][0]](asset, store, doc_id)
 
@@ -93,7 +100,11 @@ def _findings_table(findings: Sequence[stored.Finding]) -> dg.MetadataValue:
     return dg.MetadataValue.md("\n".join(lines))
 
 
-def _blocking_results(asset: dg.AssetsDefinition, document: stored.StoredDocument) -> Iterator[dg.AssetCheckResult]:
+def _blocking_results(asset: dg.AssetsDefinition, document: stored.StoredDocument) -> Iterator[CheckOutcome]:
+    if not document.rows:
+        for name in BLOCKING_CHECKS:
+            yield SkippedCheck(name, f"no {document.table} rows to check", asset.key)
+        return
     outcomes = {
         "spans_verbatim": stored.unverified_spans(document),
         "ids_unique_and_stable": stored.duplicate_ids(document) + stored.unstable_ids(document),
@@ -106,7 +117,9 @@ def _blocking_results(asset: dg.AssetsDefinition, document: stored.StoredDocumen
         yield dg.AssetCheckResult(asset_key=asset.key, check_name=name, passed=not findings, metadata=metadata)
 
 
-def _dangle_result(asset: dg.AssetsDefinition, rate: stored.DangleRate, limit: float) -> dg.AssetCheckResult:
+def _dangle_result(asset: dg.AssetsDefinition, rate: stored.DangleRate, limit: float) -> CheckOutcome:
+    if not rate.total:
+        return SkippedCheck("dangle_rate", f"{rate.name}: no links to count", asset.key)
     return dg.AssetCheckResult(
         asset_key=asset.key, check_name="dangle_rate", passed=rate.rate <= limit, severity=dg.AssetCheckSeverity.WARN,
         description=f"{rate.name}: {rate.dangling} of {rate.total} ({rate.rate:.0%}), threshold {limit:.0%}",
@@ -143,7 +156,7 @@ def _checks(asset: dg.AssetsDefinition, table: str) -> dg.AssetChecksDefinition:
         def checks(context: dg.AssetCheckExecutionContext, knowledge_store: KnowledgeStore):
             store = knowledge_store.open()
 
-            def check(doc_id: str) -> Iterator[dg.AssetCheckResult]:
+            def check(doc_id: str) -> Iterator[CheckOutcome]:
                 yield from _blocking_results(asset, stored.load_document(store, table, doc_id))
                 yield from _document_results(asset, table, store, doc_id)
 
@@ -156,7 +169,7 @@ def _checks(asset: dg.AssetsDefinition, table: str) -> dg.AssetChecksDefinition:
                             config: DangleThresholds):
         store = knowledge_store.open()
 
-        def check(doc_id: str) -> Iterator[dg.AssetCheckResult]:
+        def check(doc_id: str) -> Iterator[CheckOutcome]:
             document = stored.load_document(store, table, doc_id)
             yield from _blocking_results(asset, document)
             rate = stored.dangle_rate(document)

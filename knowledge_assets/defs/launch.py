@@ -141,10 +141,10 @@ def _outcomes(result: dg.ExecuteInProcessResult, batch: list[str], wall: float) 
     if not result.success:
         error = run_failure_cause(result.all_events)
     return {doc_id: PartitionOutcome(doc_id, result.success, result.run_id, error, metadata[doc_id], seconds)
-            for doc_id, seconds in document_seconds(metadata, wall).items()}
+            for doc_id, seconds in _own_seconds(metadata, wall).items()}
 
 
-def document_seconds(metadata: dict[str, dict[str, dict[str, object]]], wall: float) -> dict[str, float]:
+def _own_seconds(metadata: dict[str, dict[str, dict[str, object]]], wall: float) -> dict[str, float]:
     """Each document's own seconds (its assets' `document_seconds`) and an equal share of the
     rest of the run's wall time."""
     own = {doc_id: sum(float(meta.get(DOCUMENT_SECONDS, 0.0)) for meta in assets.values())

@@ -132,8 +132,11 @@ def _progress_lines(registered, verbose: bool) -> contextlib.AbstractContextMana
     (docs/decisions.md D60)."""
     if verbose or not sys.stderr.isatty():
         return contextlib.nullcontext()
-    names = {found.source.doc_id: found.file.name for found in registered}
-    return progress.reporting(progress.TerminalProgress(sys.stderr, names))
+    lines = contextlib.ExitStack()
+    terminal = lines.enter_context(progress.TerminalProgress(sys.stderr, {f.source.doc_id: f.file.name
+                                                                          for f in registered}))
+    lines.enter_context(progress.reporting(terminal))
+    return lines
 
 
 @_in_one_connection

@@ -120,22 +120,49 @@ class TerminalProgress:
     """A line per document per stage on a terminal: rewritten in place (`\\r`) while the stage
     runs, with its calls answered of planned and an ETA, and left as that document's record of
     the stage, with its time, when it ends. A running line is cut to the terminal's width, so
-    the next rewrite covers it whole."""
+    the next rewrite covers it whole. Used as a context manager, it also rewrites the running
+    line every `refresh_s` seconds, so its elapsed time moves while one long call is out."""
 
-    def __init__(self, stream: TextIO, names: Mapping[str, str]):
+    def __init__(self, stream: TextIO, names: Mapping[str, str], refresh_s: float = 1.0):
         """`names`: each document's file name by doc_id, in the order of the run's documents."""
         self.stream = stream
         self.names = dict(names)
+        self.refresh_s = refresh_s
         self._position = {doc_id: n for n, doc_id in enumerate(self.names, 1)}
+        self._running: StageProgress | None = None
+        self._lock = threading.Lock()
+        self._stopped = threading.Event()
+        self._ticker = threading.Thread(target=self._refresh, name="progress", daemon=True)
+
+    def __enter__(self) -> TerminalProgress:
+        self._ticker.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stopped.set()
+        self._ticker.join()
 
     def started(self, progress: StageProgress) -> None:
-        self._write(self.line(progress), running=True)
+        self._show(progress)
 
     def advanced(self, progress: StageProgress) -> None:
-        self._write(self.line(progress), running=True)
+        self._show(progress)
 
     def ended(self, progress: StageProgress) -> None:
-        self._write(self.line(progress), running=False)
+        with self._lock:
+            self._running = None
+            self._write(self.line(progress), running=False)
+
+    def _show(self, progress: StageProgress) -> None:
+        with self._lock:
+            self._running = progress
+            self._write(self.line(progress), running=True)
+
+    def _refresh(self) -> None:
+        while not self._stopped.wait(self.refresh_s):
+            with self._lock:
+                if self._running is not None:
+                    self._write(self.line(self._running), running=True)
 
     def line(self, progress: StageProgress, now: float | None = None) -> str:
         """`[n/N] doc_id  stage  figures  file`: the figures before the file name, so a line cut

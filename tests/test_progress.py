@@ -4,6 +4,7 @@ the terminal's lines."""
 from __future__ import annotations
 
 import io
+import time
 
 import pytest
 
@@ -60,3 +61,19 @@ def test_a_stage_that_raises_ends_failed_with_its_time():
             raise ValueError("bad input")
     final = out.getvalue().rstrip("\n").split("\r")[-1]
     assert final.startswith("[1/1] D1  parsed_chunks  FAILED after ") and final.endswith("s  one.md\x1b[K")
+
+
+def test_the_running_line_is_rewritten_while_a_long_call_is_out_and_not_after_the_stage():
+    out = io.StringIO()
+    with TerminalProgress(out, {"D1": "one.md"}, refresh_s=0.05) as terminal, progress.reporting(terminal):
+        with progress.stage("D1", "domain_context"):
+            progress.calls_planned(1)
+            time.sleep(0.4)
+            progress.call_answered()
+        after = out.getvalue()
+        time.sleep(0.2)
+    line, rest = out.getvalue().split("\n", 1)
+    states = line.split("\r")[1:]
+    waiting = [state for state in states if state.startswith("[1/1] D1  domain_context  0/1 calls  ")]
+    assert len(waiting) >= 4 and len(set(waiting)) >= 2  # the elapsed time moved
+    assert rest == "" and out.getvalue() == after

@@ -23,6 +23,7 @@ for a `run` whose summary lines, failures included, nobody read.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import functools
 import logging
 import os
@@ -30,7 +31,7 @@ import sys
 from importlib import metadata
 from pathlib import Path
 
-from knowledge_assets import documents_cli
+from knowledge_assets import documents_cli, progress
 from knowledge_assets.errors import DOCUMENT_CAUSE_CHARS, KnowledgeError, short_cause
 from knowledge_assets.evaluation import cli as evaluation_cli
 from knowledge_assets.export import FORMATS, ExportError, check_index, export_into, write_index
@@ -137,6 +138,20 @@ def _quiet_call_logs(verbose: bool) -> None:
         logger.setLevel(logging.ERROR)
 
 
+def _progress_lines(registered, verbose: bool) -> contextlib.AbstractContextManager:
+    """A line per document per stage on stderr while the documents run, when stderr is a
+    terminal; none when it is not (a script reading it gets only the tally it always got; each
+    document's time is on its summary line) nor with --verbose, whose event stream says the same
+    (docs/decisions.md D60)."""
+    if verbose or not sys.stderr.isatty():
+        return contextlib.nullcontext()
+    lines = contextlib.ExitStack()
+    terminal = lines.enter_context(progress.TerminalProgress(sys.stderr, {f.source.doc_id: f.file.name
+                                                                          for f in registered}))
+    lines.enter_context(progress.reporting(terminal))
+    return lines
+
+
 @_in_one_connection
 def cmd_run(args: argparse.Namespace) -> int:
     _quiet_call_logs(args.verbose)
@@ -165,7 +180,9 @@ def cmd_run(args: argparse.Namespace) -> int:
             registered.append(found)
     _free_dead_runs(instance)
     # One run for the whole folder where the partitions allow it (defs/launch.py).
-    outcomes = materialize_documents(instance, [found.source.doc_id for found in registered], verbose=args.verbose)
+    with _progress_lines(registered, args.verbose):
+        outcomes = materialize_documents(instance, [found.source.doc_id for found in registered],
+                                         verbose=args.verbose)
     for found in registered:
         source = found.source
         outcome = outcomes[source.doc_id]

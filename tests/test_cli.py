@@ -1,6 +1,9 @@
 """The command line as other tools call it: a real process, a real instance, a real store."""
 
 import os
+import pty
+import re
+import select
 import shutil
 import subprocess
 import sys
@@ -12,7 +15,7 @@ import pypdf
 import pytest
 from dagster._core.instance.ref import InstanceRef
 
-from tests.conftest import PROJECT_ROOT, SAMPLE_DOCUMENTS, SAMPLE_MARKDOWN
+from tests.conftest import PROJECT_ROOT, SAMPLE_DOCUMENTS, SAMPLE_MARKDOWN, SAMPLE_PDF
 from tests.documents import write_pdf
 from tests.llm.conftest import valid_answer
 from tests.support.cli import COMMAND, cli_env, cli_process, kpi_and_truncated_pdf, model_env
@@ -41,6 +44,7 @@ def test_run_materialises_every_document_and_names_each_failure(tmp_path):
     # One line per failed document and the tally: no Dagster event stream, no stack traces.
     assert [line for line in out.splitlines() if line.startswith("FAILED")] == [
         line for line in out.splitlines() if "locked.pdf" in line or "notes.docx" in line]
+    # stderr is a pipe: the tally alone, no progress lines (those are for a terminal).
     assert result.stderr.strip().splitlines() == ["2 of 4 documents failed"]
     con = duckdb.connect(str(tmp_path / "home" / "knowledge.duckdb"), read_only=True)
     counts = dict(con.execute("SELECT doc_id, count(*) FROM parsed_chunks GROUP BY doc_id").fetchall())
@@ -76,6 +80,69 @@ def test_a_folder_runs_as_one_batch_and_a_bad_document_fails_alone(tmp_path):
         for doc_id in ("kpi-0", "kpi-1"):
             assert instance.fetch_materializations(dg.AssetRecordsFilter(
                 asset_key=dg.AssetKey("review_queue"), asset_partitions=[doc_id]), limit=1).records
+
+
+STAGES = ["parsed_chunks", "term_clusters", "formulas", "glossary", "rules", "domain_context", "eval_scores",
+          "review_queue"]
+
+
+def cli_on_a_terminal(args, cwd, root, **extra_env) -> tuple[int, str, list[list[str]]]:
+    """The command with its stderr on a pseudo-terminal, as a person watching a run has it, and
+    its stdout piped: its exit status, its stdout, and each line the terminal shows as the
+    states it was written in (each `\r` rewrites it), the last one what is left on screen."""
+    master, terminal = pty.openpty()
+    with subprocess.Popen([*COMMAND, *args], cwd=cwd, env=cli_env(root, COLUMNS="400", **extra_env),
+                          stdout=subprocess.PIPE, stderr=terminal) as process:
+        os.close(terminal)
+        shown = bytearray()
+        while select.select([master], [], [], 300)[0]:
+            try:
+                data = os.read(master, 65536)
+            except OSError:  # EIO: the process has closed the terminal
+                break
+            if not data:
+                break
+            shown += data
+        stdout = process.stdout.read().decode()
+        status = process.wait(timeout=60)
+    os.close(master)
+    lines = shown.decode().replace("\r\n", "\n").split("\n")
+    return status, stdout, [[state.removesuffix("\x1b[K") for state in line.split("\r") if state] for line in lines]
+
+
+def test_on_a_terminal_a_run_shows_each_document_at_each_stage_and_each_summary_line_its_own_time(tmp_path):
+    status, stdout, shown = cli_on_a_terminal(["run", str(SAMPLE_DOCUMENTS)], PROJECT_ROOT, tmp_path)
+
+    assert status == 0, stdout
+    left = [states[-1] for states in shown if states]
+    finished = [re.fullmatch(r"\[(\d)/2\] (\S+)  (\w+)  (?:\d+ calls?  )?\d+\.\ds  (\S+)", line) for line in left]
+    assert all(finished), left
+    stages = {(m[2], m[3], m[4]) for m in finished}
+    assert stages == {(doc_id, stage, name) for doc_id, name in (("SKT-MNT-KPI-002", SAMPLE_MARKDOWN.name),
+                                                                ("SKT-STD-PRM-001", SAMPLE_PDF.name))
+                      for stage in STAGES}
+    assert len(left) == len(stages) and "\r" not in stdout
+    seconds = [float(line.rsplit(maxsplit=1)[1].removesuffix("s")) for line in stdout.splitlines()
+               if line.startswith("ok ")]
+    # The 9-page PDF takes longer than the one-page Markdown: each line gives its own time.
+    assert len(seconds) == 2 and seconds[1] > seconds[0]
+
+
+def test_on_a_terminal_a_stage_that_asks_a_model_shows_its_calls_done_of_total_and_an_eta(tmp_path):
+    with OpenAIServer(valid_answer, latency_s=0.3) as server:
+        status, stdout, shown = cli_on_a_terminal(["run", str(SAMPLE_MARKDOWN)], tmp_path, tmp_path,
+                                                  **model_env(server))
+    assert status == 0, stdout
+    states = [state for line in shown for state in line]
+    running = [m for state in states if (m := re.fullmatch(
+        r"\[1/1\] SKT-MNT-KPI-002  (\w+)  (\d+)/(\d+) calls  \d+\.\ds(  ETA \d+s)?  maintenance_kpi\.md", state))]
+    assert {m[1] for m in running} == {"formulas", "glossary", "rules", "domain_context"}
+    assert any(m[4] and int(m[2]) < int(m[3]) for m in running), states
+    for stage in ("formulas", "glossary", "rules", "domain_context"):
+        total = max(int(m[3]) for m in running if m[1] == stage)
+        calls = f"{total} call{'' if total == 1 else 's'}"
+        assert any(re.fullmatch(rf"\[1/1\] SKT-MNT-KPI-002  {stage}  {calls}  \d+\.\ds  maintenance_kpi\.md", line[-1])
+                   for line in shown if line), stage
 
 
 def test_ingest_registers_with_an_explicit_key_and_rerun_is_unchanged(tmp_path):

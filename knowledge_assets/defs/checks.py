@@ -12,6 +12,10 @@ yielded no definitions, or no formulas and no rules. The logic is
 When an asset's blocking checks for a document have ended, the store records it and names the
 failed ones (`record_checks`): a run killed before that leaves the document not current, and
 export and the review refuse it (store/revisions.py).
+
+A check with nothing to evaluate is skipped with its reason, never passed (`SkippedCheck`,
+docs/decisions.md D60): the row checks of a document with no rows of the table, a dangle rate
+with no links to count, the yield of a document of one page.
 """
 
 import warnings
@@ -19,7 +23,7 @@ from collections.abc import Iterator, Sequence
 
 import dagster as dg
 
-from knowledge_assets.defs.assets.batch import check_each
+from knowledge_assets.defs.assets.batch import CheckOutcome, SkippedCheck, check_each
 from knowledge_assets.defs.assets.extract import domain_context, formulas, glossary, review_queue, rules
 from knowledge_assets.defs.partitions import documents
 from knowledge_assets.defs.resources import KnowledgeStore
@@ -57,8 +61,11 @@ def _revisions_result(asset: dg.AssetsDefinition, store: Store, doc_id: str) -> 
                                description=state.describe() if state.behind else None, metadata=metadata)
 
 
-def _yield_result(asset: dg.AssetsDefinition, store: Store, doc_id: str) -> dg.AssetCheckResult:
+def _yield_result(asset: dg.AssetsDefinition, store: Store, doc_id: str) -> CheckOutcome:
     found = stored.document_yield(store, doc_id)
+    if found.pages <= 1:
+        return SkippedCheck("document_yield", f"{found.pages} page: the yield is judged on longer documents",
+                            asset.key)
     shortfalls = found.shortfalls()
     return dg.AssetCheckResult(
         asset_key=asset.key, check_name="document_yield", passed=not shortfalls, severity=dg.AssetCheckSeverity.WARN,
@@ -74,7 +81,7 @@ _DOCUMENT_RESULTS = {"revisions_consistent": _revisions_result, "document_yield"
 
 def _document_results(
     asset: dg.AssetsDefinition, table: str, store: Store, doc_id: str
-) -> Iterator[dg.AssetCheckResult]:
+) -> Iterator[CheckOutcome]:
     if table in DOCUMENT_CHECKS:
         yield _DOCUMENT_RESULTS[DOCUMENT_CHECKS[table][0]](asset, store, doc_id)
 
@@ -97,7 +104,11 @@ def _findings_table(findings: Sequence[stored.Finding]) -> dg.MetadataValue:
     return dg.MetadataValue.md("\n".join(lines))
 
 
-def _blocking_results(asset: dg.AssetsDefinition, document: stored.StoredDocument) -> Iterator[dg.AssetCheckResult]:
+def _blocking_results(asset: dg.AssetsDefinition, document: stored.StoredDocument) -> Iterator[CheckOutcome]:
+    if not document.rows:
+        for name in BLOCKING_CHECKS:
+            yield SkippedCheck(name, f"no {document.table} rows to check", asset.key)
+        return
     outcomes = {
         "spans_verbatim": stored.unverified_spans(document),
         "ids_unique_and_stable": stored.duplicate_ids(document) + stored.unstable_ids(document),
@@ -110,7 +121,9 @@ def _blocking_results(asset: dg.AssetsDefinition, document: stored.StoredDocumen
         yield dg.AssetCheckResult(asset_key=asset.key, check_name=name, passed=not findings, metadata=metadata)
 
 
-def _dangle_result(asset: dg.AssetsDefinition, rate: stored.DangleRate, limit: float) -> dg.AssetCheckResult:
+def _dangle_result(asset: dg.AssetsDefinition, rate: stored.DangleRate, limit: float) -> CheckOutcome:
+    if not rate.total:
+        return SkippedCheck("dangle_rate", f"{rate.name}: no links to count", asset.key)
     return dg.AssetCheckResult(
         asset_key=asset.key, check_name="dangle_rate", passed=rate.rate <= limit, severity=dg.AssetCheckSeverity.WARN,
         description=f"{rate.name}: {rate.dangling} of {rate.total} ({rate.rate:.0%}), threshold {limit:.0%}",
@@ -141,9 +154,11 @@ def _specs(asset: dg.AssetsDefinition, table: str) -> list[dg.AssetCheckSpec]:
 
 
 def _recorded(context: dg.AssetCheckExecutionContext, store: Store, table: str, doc_id: str,
-              results: list[dg.AssetCheckResult]) -> list[dg.AssetCheckResult]:
-    """The results, once the store records that the asset's blocking checks ended and which failed."""
-    failed = [r.check_name for r in results if r.severity == dg.AssetCheckSeverity.ERROR and not r.passed]
+              results: list[CheckOutcome]) -> list[CheckOutcome]:
+    """The results, once the store records that the asset's blocking checks ended and which failed
+    (a skipped check had nothing to fail: it ended)."""
+    failed = [r.check_name for r in results
+              if isinstance(r, dg.AssetCheckResult) and r.severity == dg.AssetCheckSeverity.ERROR and not r.passed]
     record_checks(store, doc_id, table, failed, context.run.run_id)
     return results
 
@@ -155,7 +170,7 @@ def _checks(asset: dg.AssetsDefinition, table: str) -> dg.AssetChecksDefinition:
         def checks(context: dg.AssetCheckExecutionContext, knowledge_store: KnowledgeStore):
             store = knowledge_store.open()
 
-            def check(doc_id: str) -> list[dg.AssetCheckResult]:
+            def check(doc_id: str) -> list[CheckOutcome]:
                 results = [*_blocking_results(asset, stored.load_document(store, table, doc_id)),
                            *_document_results(asset, table, store, doc_id)]
                 return _recorded(context, store, table, doc_id, results)
@@ -169,7 +184,7 @@ def _checks(asset: dg.AssetsDefinition, table: str) -> dg.AssetChecksDefinition:
                             config: DangleThresholds):
         store = knowledge_store.open()
 
-        def check(doc_id: str) -> list[dg.AssetCheckResult]:
+        def check(doc_id: str) -> list[CheckOutcome]:
             document = stored.load_document(store, table, doc_id)
             rate = stored.dangle_rate(document)
             results = [*_blocking_results(asset, document), _dangle_result(asset, rate, getattr(config, rate.name)),

@@ -11,6 +11,10 @@ together and one run of each failed document alone: every document that can land
 its own materialisations, and every failure is recorded under its own partition with its cause.
 The model backend's answers are cached in the store, so the survivors' second run asks nothing
 again.
+
+A document's time is its own: the sum of its `document_seconds` over the run's assets, plus an
+equal share of what the run spent outside any document's work (Dagster's step overhead, the
+checks). A run of one document is its wall time, as before.
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ from dataclasses import dataclass
 import dagster as dg
 from dagster._core.storage.tags import ASSET_PARTITION_RANGE_END_TAG, ASSET_PARTITION_RANGE_START_TAG
 
-from knowledge_assets.defs.assets.batch import FAILED_DOCUMENTS
+from knowledge_assets.defs.assets.batch import DOCUMENT_SECONDS, FAILED_DOCUMENTS
 from knowledge_assets.defs.jobs import RUNNABLE, extract_document
 from knowledge_assets.defs.partitions import documents
 from knowledge_assets.defs.stale_runs import process_tags
@@ -53,7 +57,7 @@ class PartitionOutcome:
     run_id: str
     error: str | None
     metadata: dict[str, object]
-    # The document's share of its run's wall time (the whole run's, for a run of one document).
+    # The document's own time in its run (module docstring).
     seconds: float = 0.0
 
 
@@ -85,9 +89,9 @@ def _materialize(instance: dg.DagsterInstance, doc_ids: list[str], verbose: bool
     for batch in contiguous_ranges(instance.get_dynamic_partitions(documents.name), doc_ids):
         started = time.perf_counter()
         result = _execute(instance, batch, verbose)
-        seconds = (time.perf_counter() - started) / len(batch)
+        wall = time.perf_counter() - started
         if result.success or len(batch) == 1:
-            outcomes |= _outcomes(result, batch, seconds)
+            outcomes |= _outcomes(result, batch, wall)
             continue
         # A run that failed without naming its documents (an error outside any document) tells
         # nothing about which: each then runs alone.
@@ -126,8 +130,8 @@ def _execute(instance: dg.DagsterInstance, batch: list[str], verbose: bool) -> d
     )
 
 
-def _outcomes(result: dg.ExecuteInProcessResult, batch: list[str], seconds: float) -> dict[str, PartitionOutcome]:
-    metadata: dict[str, dict[str, object]] = {doc_id: {} for doc_id in batch}
+def _outcomes(result: dg.ExecuteInProcessResult, batch: list[str], wall: float) -> dict[str, PartitionOutcome]:
+    metadata: dict[str, dict[str, dict[str, object]]] = {doc_id: {} for doc_id in batch}
     for event in result.get_asset_materialization_events():
         materialization = event.event_specific_data.materialization
         metadata[materialization.partition][materialization.asset_key.to_user_string()] = {
@@ -137,7 +141,16 @@ def _outcomes(result: dg.ExecuteInProcessResult, batch: list[str], seconds: floa
     if not result.success:
         error = run_failure_cause(result.all_events)
     return {doc_id: PartitionOutcome(doc_id, result.success, result.run_id, error, metadata[doc_id], seconds)
-            for doc_id in batch}
+            for doc_id, seconds in _own_seconds(metadata, wall).items()}
+
+
+def _own_seconds(metadata: dict[str, dict[str, dict[str, object]]], wall: float) -> dict[str, float]:
+    """Each document's own seconds (its assets' `document_seconds`) and an equal share of the
+    rest of the run's wall time."""
+    own = {doc_id: sum(float(meta.get(DOCUMENT_SECONDS, 0.0)) for meta in assets.values())
+           for doc_id, assets in metadata.items()}
+    shared = max(wall - sum(own.values()), 0.0) / len(own)
+    return {doc_id: seconds + shared for doc_id, seconds in own.items()}
 
 
 def failed_documents(result: dg.ExecuteInProcessResult) -> set[str]:

@@ -11,6 +11,9 @@ so one long batch costs at most a few more calls instead of all its entries. The
 thread splits it, and a half is looked up in the cache like any request: the cache records
 that the truncated request was answered by its halves, so an unchanged re-run replays the
 halves and sends nothing.
+
+The calling thread tells `knowledge_assets.progress` how many calls it asks and when each is
+answered: a terminal shows a stage's calls done of total and an ETA (nothing when no one listens).
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from typing import Protocol, overload
 
 import pydantic
 
+from knowledge_assets import progress
 from knowledge_assets.llm.cache import CachedAnswer, ResponseCache, cache_key
 from knowledge_assets.llm.offline import OfflineBackend
 from knowledge_assets.llm.requests import (
@@ -210,12 +214,16 @@ class Extractor:
 
         try:
             asked: dict[Future, _Call] = {pool.submit(answer, call.request): call for call in pending}
+            progress.calls_planned(len(asked))
             while asked:
                 done, _ = wait(asked, return_when=FIRST_COMPLETED)
                 for future in done:
                     call = asked.pop(future)
                     call.result = future.result()
-                    for half in self._settle(call):
+                    progress.call_answered()
+                    halves = self._settle(call)
+                    progress.calls_planned(len(halves))
+                    for half in halves:
                         asked[pool.submit(answer, half.request)] = half
         finally:
             pool.shutdown(wait=True, cancel_futures=True)

@@ -11,7 +11,7 @@ import pytest
 
 from knowledge_assets.evaluation.scores import METRICS
 from tests.conftest import SAMPLE_MARKDOWN, SAMPLE_PDF
-from tests.support.materialised import check_evaluations, materialised_samples
+from tests.support.materialised import check_evaluations, check_status, materialised_samples, skipped_checks
 
 KILL_CHECKS = {"e1_kill_line", "e3_kill_line"}
 
@@ -53,6 +53,7 @@ def test_a_sample_scores_every_metric_as_a_float_with_what_produced_it(samples, 
     doc_id = next(d for d in samples.doc_ids if d.startswith("SKT-STD" if path == SAMPLE_PDF else "SKT-MNT"))
     meta = metadata(samples.results[doc_id])
     assert meta["has_gold"] is True
+    assert (meta["doc_id"], meta["file_name"]) == (doc_id, path.name)
     assert all(isinstance(meta[metric], float) for metric in METRICS)
     assert (meta["llm_backend"], meta["llm_deployment"]) == ("offline", "offline")
     assert {k for k in meta if k.startswith("prompt_sha256_")} == {
@@ -87,15 +88,18 @@ def test_the_scores_are_a_row_of_eval_scores(samples):
         assert row["e3_schema_fill_precision"] == meta["e3_schema_fill_precision"] and row["n_fields"] > 5
 
 
-def test_a_document_without_gold_materialises_with_no_scores_and_passing_checks(strangers):
+def test_a_document_without_gold_materialises_with_no_scores_and_its_kill_lines_skipped(strangers):
     doc_id = next(d for d in strangers.doc_ids if d != "SKT-MNT-KPI-002")
     result = strangers.results[doc_id]
     assert result.success
     meta = metadata(result)
     assert meta["has_gold"] is False and not set(METRICS) & set(meta)
-    checks = kill_line_checks(result)
-    assert set(checks) == KILL_CHECKS and all(c.passed for c in checks.values())
-    assert all("no gold" in c.metadata["note"].value for c in checks.values())
+    assert kill_line_checks(result) == {}
+    skipped = {check: reason for (asset, check), reason in skipped_checks(strangers.instance, result).items()
+               if asset == "eval_scores"}
+    assert skipped == dict.fromkeys(KILL_CHECKS, f"no gold for {doc_id}: nothing to score")
+    assert {check_status(strangers.instance, "eval_scores", check, doc_id).value for check in KILL_CHECKS} == {
+        "SKIPPED"}
     (row,) = strangers.store.fetch("SELECT has_gold, e1_term_filter_recall FROM eval_scores WHERE doc_id = ?", [doc_id])
     assert row == {"has_gold": False, "e1_term_filter_recall": None}
 

@@ -83,6 +83,17 @@ def test_a_folder_of_three_documents_is_one_run_with_each_documents_own_metadata
         assert chunks == len(_chunk_rows(knowledge_db, doc_id)) == outcomes[doc_id].metadata["parsed_chunks"]["chunks"]
         glossary = _partition_metadata(instance, "glossary", doc_id)
         assert glossary["dagster/row_count"] == outcomes[doc_id].metadata["glossary"]["entries"]
+    # Each partition names its document beside the doc_id, and times that document alone.
+    names = _partition_metadata(instance, "review_queue", doc_ids[0])
+    assert (names["doc_id"], names["file_name"], names["document_revision"]) == (
+        doc_ids[0], SAMPLE_PDF.name, 1)
+    assert names["title"].startswith("STANDARD PARAMETER Production Parameter")
+    assert _partition_metadata(instance, "parsed_chunks", doc_ids[2])["file_name"] == "haul.txt"
+    own = {d: sum(meta["document_seconds"] for meta in outcomes[d].metadata.values()) for d in doc_ids}
+    assert len({round(outcomes[d].seconds, 3) for d in doc_ids}) == 3
+    assert all(outcomes[d].seconds >= own[d] > 0 for d in doc_ids)
+    # The 9-page PDF takes longer than either one-page document, as alone.
+    assert outcomes[doc_ids[0]].seconds > max(outcomes[doc_ids[1]].seconds, outcomes[doc_ids[2]].seconds)
     # Each document checked, each result recorded under its own partition.
     history = instance.event_log_storage.get_asset_check_execution_history(
         dg.AssetCheckKey(dg.AssetKey("glossary"), "spans_verbatim"), limit=10)

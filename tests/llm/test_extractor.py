@@ -10,6 +10,7 @@ from dataclasses import replace
 import pydantic
 import pytest
 
+from knowledge_assets import progress
 from knowledge_assets.llm.cache import ANSWERED_BY_HALVES, ResponseCache
 from knowledge_assets.llm.extractor import Extractor, split_request
 from knowledge_assets.llm.openai_backend import OpenAIBackend
@@ -20,6 +21,7 @@ from knowledge_assets.llm.results import CallFailure, LLMConfigurationError
 from knowledge_assets.llm.usage import record_usage
 from tests.llm.conftest import FAKE_KEY, flaky_attempts, valid_answer
 from tests.support.openai_server import Fault, OpenAIServer
+from tests.support.progress import Recorded
 
 
 def chunk(n: int) -> SourceChunk:
@@ -163,6 +165,22 @@ def test_a_truncated_batch_is_asked_again_as_two_halves_and_no_term_is_dropped(o
     assert results[0].usage.retries == 1 and results[0].usage.completion_tokens > results[1].usage.completion_tokens
     record_usage(store, results, doc_id="DOC", run_id="r1")
     assert store.fetch("SELECT count(*) AS n FROM llm_usage WHERE outcome = 'ok'")[0]["n"] == 2
+
+
+def test_each_call_asked_and_answered_is_reported_to_the_stage_a_split_adding_its_halves(
+        openai_server, llm_settings, store):
+    openai_server.inject(Fault.truncated())
+    heard = Recorded()
+    with progress.reporting(heard), progress.stage("DOC", "glossary"):
+        Extractor.from_settings(replace(llm_settings, max_concurrency=1), store).run([glossary_batch(16),
+                                                                                    glossary_batch(2)])
+    assert [(done, total) for event, _, done, total in heard.events if event == "advanced"] == [
+        (0, 2), (1, 2), (1, 4), (2, 4), (3, 4), (4, 4)]
+    # An unchanged re-run is answered from the cache: nothing is asked, nothing planned.
+    heard.events.clear()
+    with progress.reporting(heard), progress.stage("DOC", "glossary"):
+        Extractor.from_settings(llm_settings, store).run([glossary_batch(16), glossary_batch(2)])
+    assert [event for event, *_ in heard.events] == ["started", "ended"]
 
 
 def test_splitting_stops_at_the_depth_bound_and_what_is_left_is_a_failure(openai_server, llm_settings):

@@ -3,6 +3,8 @@ the sensor and the schedule launch, asset checks included) against a temporary i
 
 from __future__ import annotations
 
+import asyncio
+import re
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -52,3 +54,22 @@ def check_evaluations(result: dg.ExecuteInProcessResult) -> dict[tuple[str, str]
         for e in result.all_events
         if e.event_type_value == "ASSET_CHECK_EVALUATION"
     }
+
+
+_SKIPPED = re.compile(r"check (?P<asset>[^:]+):(?P<check>\S+) skipped for (?P<doc_id>\S+): (?P<reason>.+)")
+
+
+def skipped_checks(instance: dg.DagsterInstance, result: dg.ExecuteInProcessResult) -> dict[tuple[str, str], str]:
+    """The checks the run skipped, with the reason its log gives (`defs.assets.batch.SkippedCheck`)."""
+    found = (_SKIPPED.fullmatch(entry.user_message) for entry in instance.all_logs(result.run_id))
+    return {(m["asset"], m["check"]): m["reason"] for m in found if m}
+
+
+def check_status(instance: dg.DagsterInstance, asset: str, check: str, doc_id: str):
+    """The status the UI shows for the check's latest execution on the partition."""
+    from dagster._core.event_api import PartitionKeyFilter
+    from dagster._core.loader import LoadingContextForTest
+
+    (record,) = instance.event_log_storage.get_asset_check_execution_history(
+        dg.AssetCheckKey(dg.AssetKey(asset), check), limit=1, partition_filter=PartitionKeyFilter(key=doc_id))
+    return asyncio.run(record.resolve_status(LoadingContextForTest(instance)))

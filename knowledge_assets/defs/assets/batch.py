@@ -14,17 +14,31 @@ the other documents go on, and the step then fails naming each failed document a
 (`FAILED_DOCUMENTS` in the failure's metadata); the launcher re-runs the survivors together and
 each failed document alone, so its failure is recorded under its own partition. In a run of one
 document nothing is caught: it fails exactly as it always did.
+
+Each document's share of a step is timed: its materialisation carries `document_seconds`
+(Dagster's step time is the whole range's), and `knowledge_assets.progress` hears each
+document's stage start and end, for a terminal that shows them.
+
+A check with nothing to evaluate for a document (no rows of its kind, no gold) returns a
+`SkippedCheck` with the reason: no evaluation is recorded for that partition, so Dagster
+resolves the planned execution of a run that succeeded as SKIPPED (not passed), and the reason
+is in the run's log (docs/decisions.md D60).
 """
 
+import time
 import warnings
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 
 import dagster as dg
 from dagster._core.definitions.asset_checks.asset_check_evaluation import (
     AssetCheckEvaluationTargetMaterializationData,
 )
 
+from knowledge_assets import progress
+
 FAILED_DOCUMENTS = "failed_documents"
+DOCUMENT_SECONDS = "document_seconds"
 
 # `backfill_policy` on an asset is a beta parameter in Dagster 1.13 (pinned); every per-document
 # asset declares `BackfillPolicy.single_run()` so a UI backfill over many documents is one run,
@@ -32,6 +46,18 @@ FAILED_DOCUMENTS = "failed_documents"
 warnings.filterwarnings("ignore", message="Parameter `backfill_policy`", category=dg.BetaWarning)
 
 CheckContext = dg.AssetExecutionContext | dg.AssetCheckExecutionContext
+
+
+@dataclass(frozen=True)
+class SkippedCheck:
+    """A check with nothing to evaluate for a document, and why (module docstring)."""
+
+    check_name: str
+    reason: str
+    asset_key: dg.AssetKey | None = None
+
+
+CheckOutcome = dg.AssetCheckResult | SkippedCheck
 
 
 def _cause(error: Exception) -> str:
@@ -60,15 +86,18 @@ def materialize_each(
     failures: dict[str, str] = {}
     checks: list[tuple[str, dg.AssetCheckResult]] = []
     for doc_id in doc_ids:
+        started = time.perf_counter()
         try:
-            result = materialize(doc_id)
+            with progress.stage(doc_id, context.asset_key.to_user_string()):
+                result = materialize(doc_id)
         except Exception as error:
             if len(doc_ids) == 1:
                 raise
             context.log.exception(f"{doc_id} failed; the run's other documents go on")
             failures[doc_id] = _cause(error)
             continue
-        context.add_asset_metadata(result.metadata or {}, partition_key=doc_id)
+        seconds = round(time.perf_counter() - started, 3)
+        context.add_asset_metadata({**(result.metadata or {}), DOCUMENT_SECONDS: seconds}, partition_key=doc_id)
         checks += [(doc_id, check) for check in result.check_results or []]
     if failures:
         raise _documents_failed(failures, len(doc_ids))
@@ -77,7 +106,7 @@ def materialize_each(
 
 
 def check_each(
-    context: dg.AssetCheckExecutionContext, check: Callable[[str], Iterable[dg.AssetCheckResult]]
+    context: dg.AssetCheckExecutionContext, check: Callable[[str], Iterable[CheckOutcome]]
 ) -> Iterator[object]:
     """`check(doc_id)` for each document of the run, as evaluations of each document's partition."""
     yield from check_evaluations(
@@ -85,10 +114,11 @@ def check_each(
     )
 
 
-def check_evaluations(context: CheckContext, results: list[tuple[str, dg.AssetCheckResult]]) -> Iterator[object]:
-    """Each result as an evaluation of its document, then the step's output of each selected
-    check once (what Dagster does for an `AssetCheckResult` of a one-partition step). A failed
-    blocking evaluation fails the step after all of them are recorded."""
+def check_evaluations(context: CheckContext, results: list[tuple[str, CheckOutcome]]) -> Iterator[object]:
+    """Each result as an evaluation of its document (a skipped one as a line of the run's log),
+    then the step's output of each selected check once (what Dagster does for an
+    `AssetCheckResult` of a one-partition step). A failed blocking evaluation fails the step
+    after all of them are recorded."""
     op_context = context.op_execution_context
     assets_def = op_context.assets_def
     selected = context.selected_asset_check_keys
@@ -97,6 +127,9 @@ def check_evaluations(context: CheckContext, results: list[tuple[str, dg.AssetCh
         asset_key = result.asset_key or context.asset_key
         key = dg.AssetCheckKey(asset_key, result.check_name)
         if key not in selected:
+            continue
+        if isinstance(result, SkippedCheck):
+            log_skipped(context, doc_id, result)
             continue
         if (asset_key, doc_id) not in targets:
             targets[asset_key, doc_id] = _latest_materialization(op_context.instance, asset_key, doc_id)
@@ -108,6 +141,11 @@ def check_evaluations(context: CheckContext, results: list[tuple[str, dg.AssetCh
         )
     for key in sorted(selected, key=lambda k: k.to_user_string()):
         yield dg.Output(None, output_name=assets_def.get_output_name_for_asset_check_key(key))
+
+
+def log_skipped(context: CheckContext, doc_id: str, skipped: SkippedCheck) -> None:
+    asset = (skipped.asset_key or context.asset_key).to_user_string()
+    context.log.info(f"check {asset}:{skipped.check_name} skipped for {doc_id}: {skipped.reason}")
 
 
 def _latest_materialization(

@@ -1,15 +1,16 @@
 """Assets of the evaluation stage (per-document scores) and their kill-line checks.
-Thin wiring around `knowledge_assets.evaluation`."""
+Thin wiring around `knowledge_assets.evaluation`. A document without gold has nothing to
+score: its kill lines are skipped with that reason, not passed (`defs.assets.batch`, D60)."""
 
 import warnings
 from datetime import datetime, timezone
 
 import dagster as dg
 
-from knowledge_assets.defs.assets.batch import materialize_each
+from knowledge_assets.defs.assets.batch import SkippedCheck, log_skipped, materialize_each
 from knowledge_assets.defs.assets.code_versions import chained_code_version
 from knowledge_assets.defs.assets.extract import domain_context, formulas, glossary, rules
-from knowledge_assets.defs.assets.metadata import table_metadata
+from knowledge_assets.defs.assets.metadata import document_names, table_metadata
 from knowledge_assets.defs.assets.terms import term_clusters
 from knowledge_assets.defs.llm import KnowledgeLLM
 from knowledge_assets.defs.partitions import documents
@@ -41,7 +42,7 @@ def _kill_line_specs() -> list[dg.AssetCheckSpec]:
         return [
             dg.AssetCheckSpec(
                 name, asset="eval_scores", partitions_def=documents,
-                description=f"{metric} >= {KILL_LINES[metric]:.2f} (kill line; passes with a note without gold)",
+                description=f"{metric} >= {KILL_LINES[metric]:.2f} (kill line; skipped without gold)",
             )
             for metric, name in _CHECK_NAMES.items()
         ]
@@ -114,10 +115,13 @@ def eval_scores(context: dg.AssetExecutionContext, knowledge_store: KnowledgeSto
         except (GoldError, MissingUpstream) as exc:
             raise dg.Failure(description=str(exc), allow_retries=False) from None
         record_scores(store, scores, run, context.run.run_id, datetime.now(timezone.utc).replace(tzinfo=None))
-        return dg.MaterializeResult(
-            metadata=_metadata(scores, run, str(store.path)),
-            check_results=[_check_result(verdict) for verdict in kill_lines(scores)],
-        )
+        verdicts = kill_lines(scores)
+        if not scores.has_gold:
+            for verdict in verdicts:
+                log_skipped(context, doc_id, SkippedCheck(_CHECK_NAMES[verdict.metric], verdict.note))
+            verdicts = []
+        return dg.MaterializeResult(metadata=document_names(store, doc_id) | _metadata(scores, run, str(store.path)),
+                                    check_results=[_check_result(verdict) for verdict in verdicts])
 
     yield from materialize_each(context, score)
 

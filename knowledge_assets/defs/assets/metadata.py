@@ -1,6 +1,7 @@
 """Metadata a user reads in the UI beside every materialisation: the table's column schema
-(taken from the store's own table declarations, so it cannot drift from what is written) and
-the links between entities by id, read back from the table just written."""
+(taken from the store's own table declarations, so it cannot drift from what is written), the
+links between entities by id, read back from the table just written, and the names a person
+knows the document by beside its doc_id (file name, title once located, revision)."""
 
 from collections.abc import Callable
 
@@ -8,6 +9,7 @@ import dagster as dg
 
 from knowledge_assets.branches import BranchTable
 from knowledge_assets.store.database import Store
+from knowledge_assets.store.registry import document_title, latest_source
 from knowledge_assets.store.revisions import record_revision
 from knowledge_assets.store.schema import TABLES
 
@@ -51,9 +53,20 @@ def entity_links(store: Store, table: str, doc_id: str) -> dict[str, object]:
     return {"linked_entities": len(links), "links": dg.MetadataValue.md("\n".join(lines))}
 
 
+def document_names(store: Store, doc_id: str) -> dict[str, object]:
+    """The doc_id, the file it was registered from and the title its domain context located
+    (once extracted; the latest extraction's): a partition key is a hash a person cannot read."""
+    names: dict[str, object] = {"doc_id": doc_id}
+    if (latest := latest_source(store, doc_id)) is not None:
+        names["file_name"] = latest[0].path.name
+    if title := document_title(store, doc_id):
+        names["title"] = " ".join(title.split())
+    return names
+
+
 def revision_metadata(store: Store, context: dg.AssetExecutionContext, doc_id: str) -> dict[str, object]:
-    """Records which revision of the document this materialisation was derived from, in the
-    store (for the consistency check and export) and in the materialisation's metadata."""
+    """The document's names, and which revision of it this materialisation was derived from,
+    recorded in the store too (for the consistency check and export)."""
     asset = context.asset_key.to_user_string()
     revision = record_revision(store, doc_id, asset, context.run.run_id)
-    return {"document_revision": revision} if revision is not None else {}
+    return document_names(store, doc_id) | ({"document_revision": revision} if revision is not None else {})

@@ -1,0 +1,79 @@
+"""Progress of a run: stages and calls reported to the installed sink, nothing without one, and
+the terminal's lines."""
+
+from __future__ import annotations
+
+import io
+import time
+
+import pytest
+
+from knowledge_assets import progress
+from knowledge_assets.progress import StageProgress, TerminalProgress
+from tests.support.progress import Recorded
+
+
+def test_a_stage_and_its_calls_reach_the_installed_sink():
+    heard = Recorded()
+    with progress.reporting(heard), progress.stage("D1", "glossary"):
+        progress.calls_planned(2)
+        progress.call_answered()
+        progress.calls_planned(0)  # nothing planned is no news
+        progress.call_answered()
+    assert heard.events == [("started", "glossary", 0, 0), ("advanced", "glossary", 0, 2),
+                            ("advanced", "glossary", 1, 2), ("advanced", "glossary", 2, 2),
+                            ("ended", "glossary", 2, 2)]
+
+
+def test_without_a_sink_nothing_is_reported_and_calls_outside_a_stage_are_ignored():
+    heard = Recorded()
+    with progress.stage("D1", "rules"):
+        progress.calls_planned(3)
+    with progress.reporting(heard):
+        progress.call_answered()
+    assert heard.events == []
+
+
+def test_the_eta_is_the_calls_left_at_the_mean_wall_time_per_answered_call():
+    stage = StageProgress("D1", "rules", started=0.0, calls_total=6, calls_done=2, calls_started=10.0)
+    assert stage.eta(now=14.0) == 8.0
+    assert StageProgress("D1", "rules", started=0.0, calls_total=6).eta(now=14.0) is None
+
+
+def test_the_terminal_rewrites_a_running_line_and_leaves_each_finished_stage_with_its_time():
+    out = io.StringIO()
+    terminal = TerminalProgress(out, {"D1": "one.md", "D2": "two.pdf"})
+    with progress.reporting(terminal), progress.stage("D2", "glossary"):
+        progress.calls_planned(3)
+        progress.call_answered()
+    lines = out.getvalue().split("\n")
+    assert lines[-1] == ""
+    shown = [state.removesuffix("\x1b[K") for state in lines[0].split("\r")[1:]]
+    assert shown[0].startswith("[2/2] D2  glossary  0.0s")
+    assert shown[2].startswith("[2/2] D2  glossary  1/3 calls  ") and " ETA " in shown[2]
+    assert shown[-1].startswith("[2/2] D2  glossary  1 call  ") and shown[-1].endswith("s  two.pdf")
+
+
+def test_a_stage_that_raises_ends_failed_with_its_time():
+    out = io.StringIO()
+    with progress.reporting(TerminalProgress(out, {"D1": "one.md"})), pytest.raises(ValueError):
+        with progress.stage("D1", "parsed_chunks"):
+            raise ValueError("bad input")
+    final = out.getvalue().rstrip("\n").split("\r")[-1]
+    assert final.startswith("[1/1] D1  parsed_chunks  FAILED after ") and final.endswith("s  one.md\x1b[K")
+
+
+def test_the_running_line_is_rewritten_while_a_long_call_is_out_and_not_after_the_stage():
+    out = io.StringIO()
+    with TerminalProgress(out, {"D1": "one.md"}, refresh_s=0.05) as terminal, progress.reporting(terminal):
+        with progress.stage("D1", "domain_context"):
+            progress.calls_planned(1)
+            time.sleep(0.4)
+            progress.call_answered()
+        after = out.getvalue()
+        time.sleep(0.2)
+    line, rest = out.getvalue().split("\n", 1)
+    states = line.split("\r")[1:]
+    waiting = [state for state in states if state.startswith("[1/1] D1  domain_context  0/1 calls  ")]
+    assert len(waiting) >= 4 and len(set(waiting)) >= 2  # the elapsed time moved
+    assert rest == "" and out.getvalue() == after

@@ -3,6 +3,8 @@ that says where else it is written."""
 
 from pathlib import Path
 
+import pytest
+
 from tests.support.sql_outside_store import sql_outside_store, sql_strings
 
 # The files whose SQL has still to move into store/, with the SQL strings each holds today.
@@ -41,27 +43,22 @@ def _python_file(directory: Path, name: str, source: str) -> Path:
     return path
 
 
-def test_a_sql_literal_is_found_on_its_line(tmp_path):
-    path = _python_file(tmp_path, "shelves.py", (
+# (source, the lines the counter reports), on code we wrote.
+COUNTER_CASES = {
+    "a SQL literal is found on its line": (
         "def books(con, shelf):\n"
         "    return con.execute(\n"
-        "        \"SELECT title FROM books WHERE shelf = ?\", [shelf])\n"
-    ))
-    assert sql_strings(path) == [3]
-
-
-def test_adjacent_literals_are_one_string_and_prose_is_not_sql(tmp_path):
-    path = _python_file(tmp_path, "shelves.py", (
+        "        \"SELECT title FROM books WHERE shelf = ?\", [shelf])\n",
+        [3],
+    ),
+    "adjacent literals are one string, prose and a bare keyword are not SQL": (
         "QUERY = (\"SELECT title FROM books \"\n"
         "         \"WHERE shelf = ?\")\n"
         "LABEL = \"Select a shelf to see its books\"\n"
-        "WORD = \"SELECT\"\n"
-    ))
-    assert sql_strings(path) == [1]
-
-
-def test_a_docstring_that_mentions_select_is_not_sql(tmp_path):
-    path = _python_file(tmp_path, "shelves.py", (
+        "WORD = \"SELECT\"\n",
+        [1],
+    ),
+    "a docstring that mentions SELECT is not SQL": (
         "\"\"\"SELECT the books of a shelf, through the store.\"\"\"\n"
         "\n"
         "class Shelf:\n"
@@ -69,17 +66,20 @@ def test_a_docstring_that_mentions_select_is_not_sql(tmp_path):
         "\n"
         "    def books(self):\n"
         "        \"\"\"SELECT title FROM books, in the store module.\"\"\"\n"
-        "        return []\n"
-    ))
-    assert sql_strings(path) == []
-
-
-def test_an_f_string_is_found_by_its_leading_text(tmp_path):
-    path = _python_file(tmp_path, "shelves.py", (
+        "        return []\n",
+        [],
+    ),
+    "an f-string is found by its leading text": (
         "def empty(con, table):\n"
-        "    con.execute(f'DELETE FROM \"{table}\" WHERE shelf = ?', [1])\n"
-    ))
-    assert sql_strings(path) == [2]
+        "    con.execute(f'DELETE FROM \"{table}\" WHERE shelf = ?', [1])\n",
+        [2],
+    ),
+}
+
+
+@pytest.mark.parametrize(("source", "lines"), COUNTER_CASES.values(), ids=COUNTER_CASES.keys())
+def test_the_counter_finds_sql_strings_and_leaves_out_prose_and_docstrings(tmp_path, source, lines):
+    assert sql_strings(_python_file(tmp_path, "shelves.py", source)) == lines
 
 
 def test_sql_inside_the_store_folder_is_not_counted(tmp_path):

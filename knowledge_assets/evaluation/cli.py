@@ -49,6 +49,7 @@ from knowledge_assets.llm.prompts import prompt_hashes
 from knowledge_assets.llm.settings import resolve_settings
 from knowledge_assets.settings import database_path
 from knowledge_assets.store.database import Store
+from knowledge_assets.store.registry import registered_doc_ids
 
 
 class EvalError(KnowledgeError):
@@ -83,7 +84,7 @@ def add_commands(subparsers: argparse._SubParsersAction, open_runner: Callable[[
 
 
 def _documents(store: Store, doc_id: str | None) -> list[str]:
-    known = [row["doc_id"] for row in store.fetch("SELECT DISTINCT doc_id FROM documents ORDER BY doc_id")]
+    known = registered_doc_ids(store)
     if doc_id is None:
         return known
     if doc_id not in known:

@@ -31,8 +31,10 @@ from knowledge_assets.evaluation.knowledge import (
     schema_fill_precision,
 )
 from knowledge_assets.evaluation.terms import compression, term_filter_recall
+from knowledge_assets.store.audit import latest_glossary_run, rejected_counts_by_branch
 from knowledge_assets.store.database import Store
 from knowledge_assets.store.knowledge import load_entities
+from knowledge_assets.store.terms import kept_mention_count
 from knowledge_assets.terms.clusters import TermCluster
 from knowledge_assets.terms.store import load_clusters
 
@@ -122,18 +124,14 @@ def read_extraction(store: Store, doc_id: str) -> Extraction:
         raise MissingUpstream(
             f"{doc_id}: the knowledge assets have not been materialised; run `knowledge-assets run` first"
         )
-    (kept,) = store.fetch("SELECT count(*) AS n FROM term_mentions WHERE doc_id = ? AND noise IS NULL", [doc_id])
-    rejected = store.fetch(
-        "SELECT branch, count(*) AS n FROM rejected_fields WHERE doc_id = ? GROUP BY branch", [doc_id]
-    )
     return Extraction(
         clusters=load_clusters(store, doc_id),
-        mentions_after_noise=kept["n"],
+        mentions_after_noise=kept_mention_count(store, doc_id),
         glossary=load_entities(store, "glossary", doc_id, c.GlossaryEntry),
         formulas=load_entities(store, "formulas", doc_id, c.FormulaEntry),
         rules=load_entities(store, "rules", doc_id, c.RuleEntry),
         domain=domains[0],
-        rejected_by_branch={row["branch"]: row["n"] for row in rejected},
+        rejected_by_branch=rejected_counts_by_branch(store, doc_id),
     )
 
 
@@ -146,14 +144,10 @@ def score_document(store: Store, doc_id: str, gold: Gold | None) -> DocumentScor
 def recorded_run(store: Store, doc_id: str, prompt_hashes: dict[str, str]) -> tuple[RunInfo, bool]:
     """The backend and model that wrote the document's current glossary, with today's prompt
     hashes, and whether the glossary was written with the glossary prompt it has today."""
-    rows = store.fetch(
-        "SELECT backend, model, prompt_hash FROM glossary_versions WHERE doc_id = ? ORDER BY created_at DESC LIMIT 1",
-        [doc_id],
-    )
-    if not rows:
+    run = latest_glossary_run(store, doc_id)
+    if run is None:
         return RunInfo("unknown", "unknown", prompt_hashes), True
-    row = rows[0]
-    return RunInfo(row["backend"], row["model"], prompt_hashes), row["prompt_hash"] == prompt_hashes.get("glossary")
+    return RunInfo(run.backend, run.model, prompt_hashes), run.prompt_hash == prompt_hashes.get("glossary")
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ keys of that branch only, and an unchanged document re-materialises with zero re
 Only successful answers are stored: a failure is retried on the next run, never replayed.
 A request whose answer was cut off and asked again as two halves stores what it came to,
 `ANSWERED_BY_HALVES`, so a re-run goes straight to the halves' own entries. Each key is
-stored once.
+stored once. The rows are kept by `store/cache.py`.
 """
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
-from datetime import datetime, timezone
 
 from knowledge_assets.llm.requests import BranchName
 from knowledge_assets.llm.responses import ExtractionResponse
+from knowledge_assets.store.cache import store_answer_once, stored_answers
 from knowledge_assets.store.database import Store
 
 # No response model accepts it (they forbid fields they do not name), so a reader that does
@@ -46,32 +46,12 @@ class ResponseCache:
 
     def lookup(self, keys: list[str]) -> dict[str, CachedAnswer]:
         """key → what is stored under it, for the keys present, in one query."""
-        if not keys:
-            return {}
-        rows = self.store.fetch(
-            "SELECT cache_key, any_value(response_json) AS response_json, "
-            "any_value(structured_output_mode) AS mode FROM llm_cache "
-            "WHERE cache_key IN (SELECT unnest(?)) GROUP BY cache_key",
-            [sorted(set(keys))],
-        )
-        return {row["cache_key"]: CachedAnswer(row["response_json"], row["mode"]) for row in rows}
+        return {key: CachedAnswer(*stored) for key, stored in stored_answers(self.store, keys).items()}
 
     def store_answer(self, key: str, branch: BranchName, backend: str, model: str,
                      response: ExtractionResponse, structured_output_mode: str) -> None:
-        self._store(key, branch, backend, model, response.model_dump_json(), structured_output_mode)
+        store_answer_once(self.store, key, branch, backend, model, response.model_dump_json(), structured_output_mode)
 
     def store_split(self, key: str, branch: BranchName, backend: str, model: str, structured_output_mode: str) -> None:
         """The request was answered by its two halves."""
-        self._store(key, branch, backend, model, ANSWERED_BY_HALVES, structured_output_mode)
-
-    def _store(self, key: str, branch: BranchName, backend: str, model: str, response_json: str,
-               structured_output_mode: str) -> None:
-        # Guarded in the statement, so two runs answering the same request store it once.
-        with self.store.connect() as con:
-            con.execute(
-                "INSERT INTO llm_cache (cache_key, branch, backend, model, response_json, structured_output_mode, "
-                "created_at) SELECT ?, ?, ?, ?, ?, ?, ? "
-                "WHERE NOT EXISTS (SELECT 1 FROM llm_cache WHERE cache_key = ?)",
-                [key, branch, backend, model, response_json, structured_output_mode,
-                 datetime.now(timezone.utc).replace(tzinfo=None), key],
-            )
+        store_answer_once(self.store, key, branch, backend, model, ANSWERED_BY_HALVES, structured_output_mode)

@@ -28,6 +28,7 @@ from knowledge_assets.semantic_review.plan import Plan
 from knowledge_assets.semantic_review.refusal import Refusal
 from knowledge_assets.semantic_review.timestamps import format_time
 from knowledge_assets.semantic_review.vocabulary import CAPTURES_FORMAT
+from knowledge_assets.store.audit import model_call_count
 from knowledge_assets.store.database import Store
 from knowledge_assets.store.registry import register
 
@@ -69,13 +70,6 @@ def _capture_case(bundle: Bundle, case: dict, repeat: int, store: Store, run: Ca
     return record
 
 
-def _model_calls(store: Store) -> int:
-    """Requests that reached a model: the offline extractor and cache replays are not calls."""
-    rows = store.fetch("SELECT count(*) AS n FROM llm_usage WHERE deployment <> ? AND NOT cache_hit",
-                       [OFFLINE_DEPLOYMENT])
-    return int(rows[0]["n"])
-
-
 def run_capture(
     bundle: Bundle, plan: Plan, output: Path, open_runner: OpenRunner, clock: Callable[[], datetime]
 ) -> dict:
@@ -92,7 +86,8 @@ def run_capture(
         for repeat in range(1, plan.repeats + 1):
             store = Store(writer.directory(f"work/repeat-{repeat}") / "knowledge.duckdb")
             records.extend(_capture_case(bundle, case, repeat, store, run) for case in plan.cases)
-            calls += _model_calls(store)
+            # Requests that reached a model: the offline extractor and cache replays are not calls.
+            calls += model_call_count(store, except_deployment=OFFLINE_DEPLOYMENT)
     document = {
         "format": CAPTURES_FORMAT,
         "planId": plan.plan_id,

@@ -1,9 +1,12 @@
-"""Writes a document's term funnel as its partition's rows and reads the clusters back."""
+"""Writes a document's term funnel as its partition's rows and reads the clusters back
+(the SQL is in `store/terms.py`)."""
 
 from __future__ import annotations
 
 from knowledge_assets.contracts import Provenance
 from knowledge_assets.store.database import Store
+from knowledge_assets.store.terms import cluster_rows
+from knowledge_assets.store.terms import clustered_mentions as clustered_mentions  # extract/stages.py reads it here
 from knowledge_assets.terms.clusters import TermCluster
 from knowledge_assets.terms.funnel import TermFunnel
 
@@ -46,7 +49,6 @@ def write_terms(store: Store, funnel: TermFunnel) -> None:
 
 def load_clusters(store: Store, doc_id: str) -> list[TermCluster]:
     """The document's clusters in review order (rank 1 first); empty if none were written."""
-    rows = store.fetch("SELECT * FROM term_clusters WHERE doc_id = ? ORDER BY rank", [doc_id])
     return [
         TermCluster(
             doc_id=row["doc_id"],
@@ -59,16 +61,6 @@ def load_clusters(store: Store, doc_id: str) -> list[TermCluster]:
             rank=row["rank"],
             provenance=Provenance(**row["provenance"]),
         )
-        for row in rows
+        for row in cluster_rows(store, doc_id)
     ]
 
-
-def clustered_mentions(store: Store, doc_id: str) -> list[tuple[str, int, int, str]]:
-    """(chunk_id, char_start, char_end, term_id) of every mention kept by the noise filter
-    and assigned to a cluster, in reading order."""
-    rows = store.fetch(
-        "SELECT chunk_id, char_start, char_end, term_id FROM term_mentions "
-        "WHERE doc_id = ? AND noise IS NULL AND term_id IS NOT NULL ORDER BY chunk_id, char_start",
-        [doc_id],
-    )
-    return [(r["chunk_id"], r["char_start"], r["char_end"], r["term_id"]) for r in rows]

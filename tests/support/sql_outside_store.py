@@ -3,7 +3,8 @@
 A SQL string is a string literal (plain or f-string, adjacent literals joined as Python joins
 them) whose text starts with an upper-case SQL statement keyword followed by more text; docstrings
 are not code and are left out. The seam is done when the count outside knowledge_assets/store/
-is 0; nothing asserts that yet. Run it as a script to print the count and the files:
+is 0; until then tests/store/test_sql_only_in_store.py holds the files still to move, each with
+the count it may not exceed. Run it as a script to print the count and the files:
 
     python -m tests.support.sql_outside_store
 """

@@ -1,0 +1,41 @@
+"""What a document's runs left beside its entities: the fields the span guard rejected, the
+run that wrote its glossary, and the calls that reached a model."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from knowledge_assets.store.database import Store
+
+
+@dataclass(frozen=True)
+class GlossaryRun:
+    backend: str
+    model: str
+    prompt_hash: str
+
+
+def rejected_counts_by_branch(store: Store, doc_id: str) -> dict[str, int]:
+    """branch → how many of the document's fields the span guard rejected (branches with none left out)."""
+    rows = store.fetch(
+        "SELECT branch, count(*) AS n FROM rejected_fields WHERE doc_id = ? GROUP BY branch", [doc_id]
+    )
+    return {row["branch"]: row["n"] for row in rows}
+
+
+def latest_glossary_run(store: Store, doc_id: str) -> GlossaryRun | None:
+    """The backend, model and glossary prompt of the run that wrote the document's current
+    glossary; None before its first run."""
+    rows = store.fetch(
+        "SELECT backend, model, prompt_hash FROM glossary_versions WHERE doc_id = ? ORDER BY created_at DESC LIMIT 1",
+        [doc_id],
+    )
+    return GlossaryRun(rows[0]["backend"], rows[0]["model"], rows[0]["prompt_hash"]) if rows else None
+
+
+def model_call_count(store: Store, except_deployment: str) -> int:
+    """Calls recorded in the whole store that were answered by a deployment other than
+    `except_deployment` and not replayed from the cache."""
+    rows = store.fetch("SELECT count(*) AS n FROM llm_usage WHERE deployment <> ? AND NOT cache_hit",
+                       [except_deployment])
+    return int(rows[0]["n"])

@@ -1,0 +1,32 @@
+"""Reads of a document's term funnel: its cluster rows, and its mentions after the noise filter.
+
+The rows come back as DuckDB returns them; `terms/store.py` turns them into its own types
+(the store never imports the terms package)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from knowledge_assets.store.database import Store
+
+
+def cluster_rows(store: Store, doc_id: str) -> list[dict[str, Any]]:
+    """The document's `term_clusters` rows in review order (rank 1 first)."""
+    return store.fetch("SELECT * FROM term_clusters WHERE doc_id = ? ORDER BY rank", [doc_id])
+
+
+def clustered_mentions(store: Store, doc_id: str) -> list[tuple[str, int, int, str]]:
+    """(chunk_id, char_start, char_end, term_id) of every mention kept by the noise filter
+    and assigned to a cluster, in reading order."""
+    rows = store.fetch(
+        "SELECT chunk_id, char_start, char_end, term_id FROM term_mentions "
+        "WHERE doc_id = ? AND noise IS NULL AND term_id IS NOT NULL ORDER BY chunk_id, char_start",
+        [doc_id],
+    )
+    return [(r["chunk_id"], r["char_start"], r["char_end"], r["term_id"]) for r in rows]
+
+
+def kept_mention_count(store: Store, doc_id: str) -> int:
+    """How many of the document's mentions the noise filter kept (clustered or not)."""
+    (kept,) = store.fetch("SELECT count(*) AS n FROM term_mentions WHERE doc_id = ? AND noise IS NULL", [doc_id])
+    return kept["n"]

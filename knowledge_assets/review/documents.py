@@ -22,6 +22,7 @@ from knowledge_assets.review.entities import require_document
 from knowledge_assets.review.status import DECIDED, ReviewStatus, review_statuses
 from knowledge_assets.review.worklist import kind_order, queue_rows, reason_for, review_order
 from knowledge_assets.store.database import Store
+from knowledge_assets.store.registry import parsed_registration
 
 
 @dataclass(frozen=True)
@@ -155,11 +156,7 @@ class ReviewedSource:
 def reviewed_source(store: Store, doc_id: str) -> ReviewedSource | None:
     """The registration of the content the current extraction was parsed from (the latest one
     with that content); None for a document never parsed."""
-    rows = store.fetch(
-        "SELECT d.doc_id, d.source_path, d.kind, d.content_sha256 FROM documents d JOIN parsed_documents p "
-        "ON p.doc_id = d.doc_id AND p.content_sha256 = d.content_sha256 WHERE d.doc_id = ? "
-        "ORDER BY d.registered_at DESC, d.revision DESC LIMIT 1", [doc_id])
-    if not rows:
+    row = parsed_registration(store, doc_id)
+    if row is None:
         return None
-    row = rows[0]
     return ReviewedSource(row["doc_id"], Path(row["source_path"]), row["kind"], row["content_sha256"])

@@ -156,5 +156,15 @@ def register(store: Store, source: DocumentSource) -> Registration:
     return Registration(source, revision, changed)
 
 
+def parsed_registration(store: Store, doc_id: str) -> dict | None:
+    """The latest registration whose content is the one the document's parsed text came from
+    (doc_id, source_path, kind, content_sha256); None for a document never parsed."""
+    rows = store.fetch(
+        "SELECT d.doc_id, d.source_path, d.kind, d.content_sha256 FROM documents d JOIN parsed_documents p "
+        "ON p.doc_id = d.doc_id AND p.content_sha256 = d.content_sha256 WHERE d.doc_id = ? "
+        "ORDER BY d.registered_at DESC, d.revision DESC LIMIT 1", [doc_id])
+    return rows[0] if rows else None
+
+
 def registered_doc_ids(store: Store) -> list[str]:
     return [r["doc_id"] for r in store.fetch("SELECT DISTINCT doc_id FROM documents ORDER BY doc_id")]

@@ -11,7 +11,7 @@ from knowledge_assets.llm.requests import BranchName
 from knowledge_assets.llm.settings import LLMSettings
 
 # Bump when request rendering, response models or the call policy change what is extracted.
-EXTRACTION_CODE_VERSION = "1"
+EXTRACTION_CODE_VERSION = "2"
 
 
 def branch_code_version(branch: BranchName, settings: LLMSettings) -> str:

@@ -27,7 +27,7 @@ from knowledge_assets.llm.results import CallResult, call_usage
 from knowledge_assets.llm.settings import OFFLINE_DEPLOYMENT
 
 # Part of every offline-derived code version: bump it when a rule here changes what is found.
-OFFLINE_EXTRACTOR_VERSION = "2"
+OFFLINE_EXTRACTOR_VERSION = "3"
 
 _ANSWER = {
     GlossaryRequest: answer_glossary,

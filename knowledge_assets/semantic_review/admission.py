@@ -16,7 +16,7 @@ from knowledge_assets import branches
 from knowledge_assets import contracts as c
 from knowledge_assets.semantic_review.vocabulary import ENTITY_KINDS, EntityKind
 from knowledge_assets.verify.latex import latex_verification, transcribes_plain_text
-from knowledge_assets.verify.spans import is_verbatim
+from knowledge_assets.verify.spans import crossing_pieces, is_verbatim
 
 
 @cache
@@ -66,9 +66,14 @@ def _first_error(exc: ValidationError) -> str:
 def _span_check(name: str, value: str, item: dict, chunks: dict[str, c.Chunk]) -> SpanCheck:
     """Where the production guard would have found the value: the provenance span in its own
     chunk; a formula's LaTeX in its chunk, its markup or as a transcription of its span; any
-    other guarded field in one single chunk (a quote is never stitched across chunks)."""
+    other guarded field in one single chunk (a quote is never stitched across chunks) — or, for
+    an entity whose provenance is in pieces (D56), across exactly the two chunks its pieces
+    name, from the end of the first into the start of the second."""
     own = chunks.get(item["provenance"].get("chunk_id") or "")
-    if name == PROVENANCE_SPAN:
+    pair = _piece_chunks(item, chunks)
+    if name == PROVENANCE_SPAN and item["provenance"].get("pieces"):
+        found = pair[0] if pair is not None and crossing_pieces(value, pair[0].text, pair[1].text) else None
+    elif name == PROVENANCE_SPAN:
         candidates = [own] if own is not None else list(chunks.values())
         found = next((ch for ch in candidates if is_verbatim(value, ch.text)), None)
     elif name == "formula_latex":
@@ -77,7 +82,19 @@ def _span_check(name: str, value: str, item: dict, chunks: dict[str, c.Chunk]) -
             or latex_verification(value, own.latex) == "verified") else None
     else:
         found = next((ch for ch in chunks.values() if is_verbatim(value, ch.text)), None)
+        if found is None and pair is not None and crossing_pieces(value, pair[0].text, pair[1].text):
+            found = pair[0]
     return SpanCheck(name, value, found is not None, found.chunk_id if found else None)
+
+
+def _piece_chunks(item: dict, chunks: dict[str, c.Chunk]) -> tuple[c.Chunk, c.Chunk] | None:
+    """The two consecutive chunks a two-piece provenance names, or None (no pieces, a chunk
+    missing from the frozen source, or chunks that do not follow each other)."""
+    pieces = item["provenance"].get("pieces") or []
+    found = [chunks.get(piece.get("chunk_id") or "") for piece in pieces]
+    if len(found) != 2 or None in found or found[1].seq != found[0].seq + 1:
+        return None
+    return found[0], found[1]
 
 
 def _entity(kind: EntityKind, item: dict, chunks: dict[str, c.Chunk]) -> Entity:

@@ -25,12 +25,12 @@ from datetime import datetime
 
 from knowledge_assets.errors import KnowledgeError
 from knowledge_assets.review.documents import document_summaries
+from knowledge_assets.review.status import DECIDED
 from knowledge_assets.settings import database_path
 from knowledge_assets.store.database import Store
 from knowledge_assets.store.removal import DECISIONS_TABLE, document_row_counts, remove_document_rows
 from knowledge_assets.store.revisions import revision_state
 
-_DECIDED = ("approved", "edited", "rejected")
 _TITLE_CHARS = 40
 _COLUMNS = ("doc_id", "file", "title", "revision", "decided", "last run (UTC)", "state")
 
@@ -71,10 +71,10 @@ def document_lines(store: Store, instance, only: str | None = None) -> list[Docu
     for doc_id in doc_ids:
         summary, state = summaries.get(doc_id), states[doc_id]
         outcome, cause = state.outcome, state.cause
-        behind = revision_state(store, doc_id).behind if outcome in ("ok", "partial") else []
-        if behind:
-            outcome, cause = "incomplete", ("behind the document's revision: "
-                                            + ", ".join(b.asset for b in behind) + "; run it again")
+        revisions = revision_state(store, doc_id) if outcome in ("ok", "partial") else None
+        if revisions is not None and not revisions.current:
+            # The one guard's line (D57): assets behind, or blocking checks that never finished.
+            outcome, cause = "incomplete", revisions.describe()
         moments = [m for m in (summary and summary.last_run, state.failed_at) if m]
         lines.append(DocumentLine(
             doc_id=doc_id,
@@ -83,7 +83,7 @@ def document_lines(store: Store, instance, only: str | None = None) -> list[Docu
             revision=summary.revision if summary else None,
             state=outcome,
             cause=cause,
-            decided=sum(summary.states[s] for s in _DECIDED) if summary else 0,
+            decided=sum(summary.states[s] for s in DECIDED) if summary else 0,
             entries=sum(summary.states.values()) if summary else 0,
             last_run=max(moments) if moments else None,
         ))

@@ -168,3 +168,16 @@ def test_a_partial_run_names_its_first_failure_without_pydantics_link_and_docume
     [row] = [row for row in out.splitlines() if row.startswith(KPI)]
     assert re.search(r"partial: \d+ failed model calls, 36 entries unanswered; first failure: invalid: 1 valid", row)
     assert "pydantic.dev" not in row
+
+
+def test_a_document_whose_checks_never_finished_is_incomplete_with_the_guards_line(home, capsys):
+    # What a kill during the review queue's blocking checks leaves: no record that they ended.
+    con = duckdb.connect(str(home / "knowledge.duckdb"))
+    try:
+        con.execute("DELETE FROM asset_checks WHERE doc_id = ? AND asset = 'review_queue'", [KPI])
+    finally:
+        con.close()
+    code, out, err = _cli(capsys, "documents")
+    assert code == 0, err
+    [line] = [row for row in out.splitlines() if row.startswith(KPI)]
+    assert "incomplete: " in line and "review_queue did not finish" in line

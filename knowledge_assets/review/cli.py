@@ -25,6 +25,7 @@ from pathlib import Path
 
 from knowledge_assets.errors import read_json
 from knowledge_assets.review.decisions import Decision, Review, history, record_decision, validate_edit
+from knowledge_assets.review.documents import progress, queue_entries
 from knowledge_assets.review.entities import ReviewError, find
 from knowledge_assets.review.status import statuses_of
 from knowledge_assets.review.worklist import worklist
@@ -57,7 +58,9 @@ def cmd_list(args: argparse.Namespace) -> int:
         print(f"{item.rank:>4}  {item.kind:<13} {item.id}  {item.state}  {where}  {item.label}")
         print(f"      reason: {item.reason}")
         print(f"      span:   {' '.join(item.span.split())}")
-    print(f"{len(items)} pending in {args.doc_id}")
+    decided = progress(queue_entries(store, args.doc_id))
+    print(f"{len(items)} pending in {args.doc_id}; decided " + ", ".join(
+        f"{p.decided}/{p.total}" + (f" {p.kind}" if p.kind else "") for p in decided))
     return 0
 
 

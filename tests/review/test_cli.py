@@ -58,6 +58,11 @@ def test_approve_appends_one_row_holding_what_the_reviewer_saw(extracted, capsys
     code, out, err = run_cli(capsys, "review", "approve", MTTR, "--reviewer", "alice", "--note", "checked p.1")
     assert code == 0, err
     assert f"approved term {MTTR} (MTTR) in {KPI}" in out
+    code, listed, _ = run_cli(capsys, "review", "list", "--doc-id", KPI)
+    tally = listed.splitlines()[-1]
+    terms = sum(i["kind"] == "term" for i in _pending(capsys)) + 1
+    assert code == 0 and tally.startswith(f"{len(_pending(capsys))} pending in {KPI}; decided 1/")
+    assert f", 1/{terms} term" in tally
     [row] = _reviews(extracted)
     assert {k: row[k] for k in ("doc_id", "entity_kind", "entity_id", "surface", "decision", "reviewer", "note",
                                 "edited_payload")} == {

@@ -65,7 +65,7 @@ from knowledge_assets.store.knowledge import (
     EarlierResult,
     KeptRow,
     earlier_result,
-    kept_entity_ids,
+    kept_marks,
     latest_glossary_version,
     load_branch,
     rejected_entry_terms,
@@ -299,7 +299,7 @@ def run_review_queue(store: Store, doc_id: str) -> StageResult:
     domains = load_branch(store, DOMAIN_CONTEXT, doc_id)
     rejected_terms = rejected_entry_terms(store, doc_id, GLOSSARY, "definition")
     statuses = review_statuses(store, doc_id)
-    kept = kept_entity_ids(store, doc_id)
+    kept = kept_marks(store, doc_id)
 
     rejected_ids = {e.term_id for e in glossary if e.term in rejected_terms and e.definition is None}
     # Entries whose latest review still applies leave the queue; changed ones come back.

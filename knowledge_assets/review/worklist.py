@@ -3,7 +3,8 @@
 Terms and uncorroborated key parameters come in the contract queue's order (conflicts, key
 parameters, mention count), then the domain context, formulas and rules, which the contract
 queue does not hold but an expert gates too (seed 001 §9.3). A stale entry keeps its place
-and says what changed; any other keeps the queue's reason.
+and says what changed; any other keeps the queue's reason. An entry the latest run kept from an
+earlier one, because its model call failed (D58), says so and which revision it came from.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from dataclasses import dataclass
 from knowledge_assets.review.entities import EntityKey, require_document
 from knowledge_assets.review.status import ReviewStatus, review_statuses
 from knowledge_assets.store.database import Store
+from knowledge_assets.store.knowledge import KeptRow, kept_marks
 
 AWAITING_FIRST_REVIEW = "awaiting a first review"
 # Entries outside the contract queue (and any a stale queue table lacks) follow in this order.
@@ -36,6 +38,7 @@ class WorkItem:
     page_no: int | None
     section_no: str | None
     span: str
+    kept: str | None = None
 
 
 def _queue_rows(store: Store, doc_id: str) -> dict[EntityKey, tuple[int, str]]:
@@ -54,9 +57,18 @@ def _queue_rows(store: Store, doc_id: str) -> dict[EntityKey, tuple[int, str]]:
     return keyed
 
 
+def kept_note(mark: KeptRow | None) -> str | None:
+    """What a reviewer reads of an entry kept from an earlier run."""
+    if mark is None:
+        return None
+    return (f"kept from revision {mark.kept_from_revision} (run {mark.kept_from_run_id[:8]}): "
+            "its model call failed in the latest run")
+
+
 def worklist(store: Store, doc_id: str) -> list[WorkItem]:
     require_document(store, doc_id)
     queue = _queue_rows(store, doc_id)
+    kept = kept_marks(store, doc_id)
     unranked = len(queue) + 1
 
     def order(status: ReviewStatus) -> tuple[int, int]:
@@ -70,5 +82,6 @@ def worklist(store: Store, doc_id: str) -> list[WorkItem]:
         items.append(WorkItem(
             rank=rank, kind=status.key.kind, id=status.key.ref, label=status.item.label, state=status.state,
             reason=reason, page_no=provenance.page_no, section_no=provenance.section_no, span=provenance.span,
+            kept=kept_note(kept.get(status.key.entity_id)),
         ))
     return items

@@ -109,19 +109,19 @@ def earlier_result(store: Store, branch: BranchSpec, doc_id: str) -> EarlierResu
         "SELECT * EXCLUDE (doc_id) FROM rejected_fields WHERE doc_id = ? AND branch = ? ORDER BY entry_term, field",
         [doc_id, branch.contract_branch],
     )
-    kept = store.fetch("SELECT entity_id, kept_from_run_id, kept_from_revision, run_id FROM kept_rows "
-                       "WHERE doc_id = ? AND branch = ?", [doc_id, branch.contract_branch])
     return EarlierResult(
         entities=load_branch(store, branch, doc_id),
         rejected=[c.RejectedField.model_validate(row) for row in rejected],
         run_id=written[0]["run_id"], revision=written[0]["revision"],
-        kept={row["entity_id"]: KeptRow(**row) for row in kept},
+        kept=kept_marks(store, doc_id),
     )
 
 
-def kept_entity_ids(store: Store, doc_id: str) -> set[str]:
-    """The ids of the document's entities (any branch) kept from an earlier run."""
-    return {row["entity_id"] for row in store.fetch("SELECT entity_id FROM kept_rows WHERE doc_id = ?", [doc_id])}
+def kept_marks(store: Store, doc_id: str) -> dict[str, KeptRow]:
+    """entity id -> its mark, for the document's entities (any branch) kept from an earlier run."""
+    rows = store.fetch("SELECT entity_id, kept_from_run_id, kept_from_revision, run_id FROM kept_rows "
+                       "WHERE doc_id = ?", [doc_id])
+    return {row["entity_id"]: KeptRow(**row) for row in rows}
 
 
 def write_review_queue(store: Store, doc_id: str, rows: Sequence[BaseModel]) -> None:

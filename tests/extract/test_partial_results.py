@@ -6,6 +6,7 @@ a later healthy run replaces it."""
 from __future__ import annotations
 
 import re
+import shutil
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -15,6 +16,7 @@ import pytest
 from knowledge_assets.defs.document_state import call_figures, kept_figure
 from knowledge_assets.defs.launch import materialize_document
 from knowledge_assets.ingest.documents import identify
+from knowledge_assets.review.worklist import worklist
 from knowledge_assets.store.database import Store
 from knowledge_assets.store.registry import register
 from tests.conftest import SAMPLE_MARKDOWN
@@ -116,7 +118,7 @@ class Pipeline:
 
 
 @contextmanager
-def pipeline(root):
+def pipeline(root, source=SAMPLE_MARKDOWN):
     store = Store(root / "knowledge.duckdb")
     with OpenAIServer(faithful_model) as server, pytest.MonkeyPatch.context() as env:
         for name, value in model_env(server, KNOWLEDGE_DB=str(store.path)).items():
@@ -124,7 +126,7 @@ def pipeline(root):
         env.delenv("KNOWLEDGE_LLM_BACKEND", raising=False)
         (root / "dagster").mkdir()
         with dg.instance_for_test(temp_dir=str(root / "dagster")) as instance:
-            doc_id = register(store, identify(SAMPLE_MARKDOWN)).source.doc_id
+            doc_id = register(store, identify(source)).source.doc_id
             yield Pipeline(store, doc_id, server, instance)
 
 
@@ -136,6 +138,7 @@ def test_a_run_whose_every_call_fails_leaves_every_earlier_row_in_place_marked_a
         [domain] = p.rows("domain_context", "domain_id").values()
         assert len(definitions) >= 4 and formulas and rules and domain["title"] == "Maintenance KPI Procedure"
         assert p.kept() == [] and len(queued) == len(definitions)
+        listed = {item.id for item in worklist(p.store, p.doc_id)}
         first_run = p.store.fetch("SELECT run_id FROM asset_revisions WHERE doc_id = ? AND asset = 'glossary'",
                                   [p.doc_id])[0]["run_id"]
 
@@ -155,9 +158,16 @@ def test_a_run_whose_every_call_fails_leaves_every_earlier_row_in_place_marked_a
             assert {k["kept_from_run_id"] for k in kept} == {first_run}
             assert kept_figure(meta) == len(kept)
             assert meta["review_queue"]["kept_from_earlier_run"] == len(answered_terms)
+            # `review list` still lists every entry, and says which ones were kept and whence.
+            items = {item.id: item for item in worklist(p.store, p.doc_id)}
+            assert set(items) == listed
+            assert {i for i, item in items.items() if item.kept} == {
+                i for i in items if i.split(":")[0] in {k["entity_id"] for k in kept}}
+            assert items[next(iter(definitions))].kept.startswith("kept from revision 1 (run ")
 
         p.run(faithful_model)
         assert p.kept() == [] and p.definitions() == definitions and p.rows("formulas", "formula_id") == formulas
+        assert not any(item.kept for item in worklist(p.store, p.doc_id))
 
 
 def test_a_failed_glossary_call_keeps_only_its_own_terms_and_the_answered_ones_are_this_runs(tmp_path):
@@ -197,3 +207,19 @@ def test_run_exits_3_after_a_failed_re_run_and_says_what_it_kept(tmp_path):
     definitions = re.search(r" definitions=(\d+) ", before).group(1)
     assert after.startswith("PARTIAL") and f" definitions={definitions} " in after
     assert re.search(r" kept_from_earlier_run=[1-9]\d* ", after) and "kept_from_earlier_run" not in before
+
+
+def test_nothing_is_kept_across_a_change_of_the_documents_text(tmp_path):
+    document = tmp_path / SAMPLE_MARKDOWN.name
+    for path in (SAMPLE_MARKDOWN, SAMPLE_MARKDOWN.with_name(SAMPLE_MARKDOWN.name + ".meta.json")):
+        shutil.copy(path, tmp_path / path.name)  # the sidecar's key keeps the doc_id across revisions
+    with pipeline(tmp_path, document) as p:
+        p.run(faithful_model)
+        assert p.definitions()
+        document.write_text(document.read_text(encoding="utf-8") + "\n## 9. Amendments\n\nNone yet.\n",
+                            encoding="utf-8")
+        assert register(p.store, identify(document)).source.doc_id == p.doc_id
+        meta = p.run(lambda body: UNANSWERABLE)
+        # The earlier rows quote another text: the new revision starts over where its calls failed.
+        assert meta["glossary"]["document_revision"] == 2 and kept_figure(meta) == 0
+        assert p.definitions() == {} and p.kept() == []

@@ -14,8 +14,9 @@ from datetime import datetime
 
 from knowledge_assets.review.entities import require_document
 from knowledge_assets.review.status import ReviewStatus, review_statuses
-from knowledge_assets.review.worklist import _KIND_ORDER, AWAITING_FIRST_REVIEW, _queue_rows
+from knowledge_assets.review.worklist import _KIND_ORDER, AWAITING_FIRST_REVIEW, _queue_rows, kept_note
 from knowledge_assets.store.database import Store
+from knowledge_assets.store.knowledge import kept_marks
 
 STATES = ("unreviewed", "approved", "edited", "rejected", "stale")
 
@@ -42,11 +43,13 @@ class DocumentSummary:
 
 @dataclass(frozen=True)
 class QueueEntry:
-    """One current entity in review order; `reason` is the queue's, or what changed if stale."""
+    """One current entity in review order; `reason` is the queue's, or what changed if stale;
+    `kept` says so of an entity the latest run kept from an earlier one (D58)."""
 
     position: int
     status: ReviewStatus
     reason: str
+    kept: str | None = None
 
     @property
     def ref(self) -> str:
@@ -109,12 +112,14 @@ def queue_entries(store: Store, doc_id: str) -> list[QueueEntry]:
     require_document(store, doc_id)
     queue = _queue_rows(store, doc_id)
     unranked = len(queue) + 1
+    kept = kept_marks(store, doc_id)
 
     def order(status: ReviewStatus) -> tuple[bool, int, int]:
         return not status.pending, queue.get(status.key, (unranked, ""))[0], _KIND_ORDER.index(status.key.kind)
 
     statuses = sorted(review_statuses(store, doc_id), key=order)
     return [
-        QueueEntry(position, status, status.stale_reason or queue.get(status.key, (0, AWAITING_FIRST_REVIEW))[1])
+        QueueEntry(position, status, status.stale_reason or queue.get(status.key, (0, AWAITING_FIRST_REVIEW))[1],
+                   kept_note(kept.get(status.key.entity_id)))
         for position, status in enumerate(statuses, start=1)
     ]

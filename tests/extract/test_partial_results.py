@@ -13,9 +13,10 @@ from dataclasses import dataclass
 import dagster as dg
 import pytest
 
-from knowledge_assets.defs.document_state import call_figures, kept_figure
+from knowledge_assets.defs.document_state import call_figures, kept_figure, partition_states
 from knowledge_assets.defs.launch import materialize_document
 from knowledge_assets.ingest.documents import identify
+from knowledge_assets.review.documents import queue_entries
 from knowledge_assets.review.worklist import worklist
 from knowledge_assets.store.database import Store
 from knowledge_assets.store.registry import register
@@ -164,6 +165,7 @@ def test_a_run_whose_every_call_fails_leaves_every_earlier_row_in_place_marked_a
             assert {i for i, item in items.items() if item.kept} == {
                 i for i in items if i.split(":")[0] in {k["entity_id"] for k in kept}}
             assert items[next(iter(definitions))].kept.startswith("kept from revision 1 (run ")
+            assert {e.ref: e.kept for e in queue_entries(p.store, p.doc_id)} == {i: w.kept for i, w in items.items()}
 
         p.run(faithful_model)
         assert p.kept() == [] and p.definitions() == definitions and p.rows("formulas", "formula_id") == formulas
@@ -185,6 +187,9 @@ def test_a_failed_glossary_call_keeps_only_its_own_terms_and_the_answered_ones_a
         assert mttr in kept and kept < set(glossary) and {k["branch"] for k in p.kept()} == {"glossary"}
         assert p.definitions() == definitions and len(p.queued_definitions()) == len(definitions)
         assert meta["glossary"]["kept_from_earlier_run"] == len(kept)
+        # What `knowledge-assets documents` says of the document.
+        state = partition_states(p.instance, [p.doc_id])[p.doc_id]
+        assert state.outcome == "partial" and f"{len(kept)} rows kept from an earlier run;" in state.cause
 
 
 def test_the_first_run_of_a_document_whose_calls_fail_has_nothing_to_keep(tmp_path):

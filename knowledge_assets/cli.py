@@ -165,7 +165,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     llm = resolve_settings().describe()
     print("llm: " + ", ".join(f"{k.removeprefix('llm_')}={v}" for k, v in llm.items()))
     instance = _dagster_instance()
-    from knowledge_assets.defs.document_state import call_figures
+    from knowledge_assets.defs.document_state import call_figures, kept_figure
     from knowledge_assets.defs.launch import materialize_documents
 
     failures = degraded = 0
@@ -194,6 +194,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             continue
         meta = outcome.metadata
         failed_calls, unanswered, cause = call_figures(meta)
+        kept = kept_figure(meta)
         degraded += failed_calls > 0
         status = "ok     " if failed_calls == 0 else "PARTIAL"
         print(
@@ -201,7 +202,8 @@ def cmd_run(args: argparse.Namespace) -> int:
             f"chunks={meta['parsed_chunks']['chunks']} terms={meta['glossary']['entries']} "
             f"definitions={meta['glossary']['with_definition']} formulas={meta['formulas']['formulas']} "
             f"rules={meta['rules']['rules']} review_rows={meta['review_queue']['rows']} "
-            f"failed_calls={failed_calls} unanswered={unanswered}  {outcome.seconds:.2f}s"
+            f"failed_calls={failed_calls} unanswered={unanswered}"
+            + (f" kept_from_earlier_run={kept}" if kept else "") + f"  {outcome.seconds:.2f}s"
             + (f"  first failure: {short_cause(cause)}" if cause else "")
         )
         if args.out:

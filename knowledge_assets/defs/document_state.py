@@ -21,6 +21,7 @@ import dagster as dg
 from knowledge_assets.defs.launch import run_failure_cause
 from knowledge_assets.defs.partitions import documents
 from knowledge_assets.errors import DOCUMENT_CAUSE_CHARS, short_cause
+from knowledge_assets.extract.kept import KEPT_FIGURE
 from knowledge_assets.store.revisions import DOCUMENT_ASSETS
 
 LLM_ASSETS = ("formulas", "glossary", "rules", "domain_context")
@@ -46,6 +47,12 @@ def call_figures(meta: dict) -> tuple[int, int, str | None]:
     unanswered = sum(int(b.get("llm_unanswered", 0)) for b in branches)
     cause = next((b["llm_first_failure"] for b in branches if b.get("llm_first_failure")), None)
     return failed, unanswered, cause
+
+
+def kept_figure(meta: dict) -> int:
+    """From a document's materialisation metadata by asset: the rows its knowledge assets kept
+    from an earlier run because this run's calls for them failed (D58)."""
+    return sum(int(meta[name].get(KEPT_FIGURE, 0)) for name in LLM_ASSETS if name in meta)
 
 
 def document_partitions(instance: dg.DagsterInstance) -> list[str]:
@@ -79,11 +86,13 @@ def _state(instance: dg.DagsterInstance, doc_id: str, by_asset: dict) -> Partiti
     missing = [asset for asset, status in by_asset.items() if status is None]
     if missing:
         return PartitionState("incomplete", "never materialised: " + ", ".join(missing))
-    failed_calls, unanswered, cause = call_figures({asset: _latest_metadata(instance, asset, doc_id)
-                                                    for asset in LLM_ASSETS})
+    meta = {asset: _latest_metadata(instance, asset, doc_id) for asset in LLM_ASSETS}
+    failed_calls, unanswered, cause = call_figures(meta)
     if failed_calls:
-        return PartitionState("partial", f"{failed_calls} failed model calls, {unanswered} entries unanswered; "
-                              f"first failure: {short_cause(cause or 'unknown')}")
+        kept = kept_figure(meta)
+        return PartitionState("partial", f"{failed_calls} failed model calls, {unanswered} entries unanswered"
+                              + (f", {kept} rows kept from an earlier run" if kept else "")
+                              + f"; first failure: {short_cause(cause or 'unknown')}")
     return PartitionState("ok")
 
 

@@ -1,7 +1,9 @@
 """Each knowledge asset's work as plain Python, in three steps: read its inputs from the store
 (once, through `store/`), compute (ask the extractor, guard and link what comes back: plain
 functions), then write, every branch through the one `store.knowledge.write_branch`, which
-replaces the document's rows in one transaction.
+replaces the document's rows in one transaction. Where a model call failed, the rows the
+branch's last write stored for what that call asked about are kept and marked (extract/kept.py,
+D58), so a run whose calls fail never leaves a reviewer with less than before it.
 
 Dependencies follow the data, so a prompt change marks exactly the right assets stale:
 formulas ← clusters; glossary ← clusters, formulas; rules ← clusters, formulas;
@@ -33,6 +35,15 @@ from knowledge_assets.extract.glossary import (
     evidence_chunks,
     glossary_requests,
 )
+from knowledge_assets.extract.kept import (
+    KEPT_FIGURE,
+    Kept,
+    keep_by_chunk,
+    keep_domain,
+    keep_terms,
+    kept_rejections,
+    unanswered_keys,
+)
 from knowledge_assets.extract.rules import build_rules
 from knowledge_assets.link import (
     TermIndex,
@@ -51,6 +62,10 @@ from knowledge_assets.queue import build_queue
 from knowledge_assets.review.status import review_statuses, still_pending
 from knowledge_assets.store.database import Store
 from knowledge_assets.store.knowledge import (
+    EarlierResult,
+    KeptRow,
+    earlier_result,
+    kept_marks,
     latest_glossary_version,
     load_branch,
     rejected_entry_terms,
@@ -107,17 +122,24 @@ def _answers(results: Sequence[CallResult]):
             yield result.answer
 
 
+def _marks(kept: Kept, earlier: EarlierResult, run_id: str) -> list[KeptRow]:
+    return [earlier.mark(entity_id, run_id) for entity_id in kept.ids]
+
+
 def run_formulas(store: Store, extractor: Extractor, doc_id: str, run_id: str) -> StageResult:
     parsed = _parsed(store, doc_id)
     clusters = load_clusters(store, doc_id)
+    earlier = earlier_result(store, FORMULA, doc_id)
 
     chunks = {ch.chunk_id: ch for ch in parsed.chunks}
     source = _source_chunks(parsed.chunks)
     results = extractor.run(list(candidate_requests(FormulaRequest, source, find_formulas(source))))
     built = build_formulas(doc_id, [f for answer in _answers(results) for f in answer.formulas], chunks)
-    formulas = link_formulas(built.formulas, term_index(clusters))
+    kept = keep_by_chunk(built.formulas, earlier, unanswered_keys(results), chunks, FORMULA.id_field)
+    formulas = link_formulas(kept.entities, term_index(clusters))
 
-    write_branch(store, FORMULA, doc_id, formulas, built.rejected, usage_rows(results, doc_id=doc_id, run_id=run_id))
+    write_branch(store, FORMULA, doc_id, formulas, built.rejected, usage_rows(results, doc_id=doc_id, run_id=run_id),
+                 kept=_marks(kept, earlier, run_id))
     variables = [v for f in formulas for v in f.variables]
     return StageResult(
         rows=len(formulas), results=results, rejected=built.rejected,
@@ -127,6 +149,7 @@ def run_formulas(store: Store, extractor: Extractor, doc_id: str, run_id: str) -
             "variables_without_term": sum(v.term_id is None for v in variables),
             "latex_verified": sum(f.latex_verification == "verified" for f in formulas),
             "failed_calls": sum(not r.ok for r in results),
+            KEPT_FIGURE: len(kept.ids),
         },
         preview=[{"formula_id": f.formula_id, "name": f.name, "formula_latex": f.formula_latex,
                   "latex_verification": f.latex_verification, "page_no": f.provenance.page_no} for f in formulas],
@@ -163,6 +186,7 @@ def run_glossary(store: Store, extractor: Extractor, doc_id: str, run_id: str) -
     mentions = [ClusteredMention(*mention) for mention in clustered_mentions(store, doc_id)]
     formulas = load_branch(store, FORMULA, doc_id)
     previous = latest_glossary_version(store, doc_id)
+    earlier = earlier_result(store, GLOSSARY, doc_id)
     prompt_hash = load_prompt(GLOSSARY.name).sha256
 
     index = term_index(clusters)
@@ -171,7 +195,9 @@ def run_glossary(store: Store, extractor: Extractor, doc_id: str, run_id: str) -
     evidence = evidence_chunks(clusters, parsed.chunks, mentions, headings, definitions)
     results = extractor.run(glossary_requests(clusters, evidence, definitions))
     built = build_glossary(doc_id, clusters, evidence, headings, _answers_by_term(results))
-    entries = link_glossary(built.entries, formulas, index)
+    kept = keep_terms(built.entries, earlier, unanswered_keys(results), {ch.chunk_id: ch for ch in parsed.chunks})
+    rejected = [*built.rejected, *kept_rejections(earlier, [e for e in kept.entities if e.term_id in kept.ids])]
+    entries = link_glossary(kept.entities, formulas, index)
     entries = diff_glossary(entries, previous, _same_term_variants(entries))
     now = datetime.now(timezone.utc).replace(tzinfo=None)
     version = [
@@ -181,10 +207,10 @@ def run_glossary(store: Store, extractor: Extractor, doc_id: str, run_id: str) -
         for e in entries
     ]
 
-    write_branch(store, GLOSSARY, doc_id, entries, built.rejected, usage_rows(results, doc_id=doc_id, run_id=run_id),
-                 history={"glossary_versions": version})
+    write_branch(store, GLOSSARY, doc_id, entries, rejected, usage_rows(results, doc_id=doc_id, run_id=run_id),
+                 history={"glossary_versions": version}, kept=_marks(kept, earlier, run_id))
     return StageResult(
-        rows=len(entries), results=results, rejected=built.rejected,
+        rows=len(entries), results=results, rejected=rejected,
         figures={
             "entries": len(entries),
             "with_definition": sum(e.definition is not None for e in entries),
@@ -193,6 +219,7 @@ def run_glossary(store: Store, extractor: Extractor, doc_id: str, run_id: str) -
             "definitions_rejected": len(built.rejected_definitions),
             "conflicts": sum(e.definition_conflict for e in entries),
             "with_defining_formula": sum(e.defining_formula_id is not None for e in entries),
+            KEPT_FIGURE: len(kept.ids),
         },
         preview=[{"term_id": e.term_id, "term": e.term, "full_name": e.full_name, "definition": e.definition,
                   "mention_count": e.mention_count, "status": e.extraction_status} for e in entries],
@@ -203,14 +230,17 @@ def run_rules(store: Store, extractor: Extractor, doc_id: str, run_id: str) -> S
     parsed = _parsed(store, doc_id)
     clusters = load_clusters(store, doc_id)
     formulas = load_branch(store, FORMULA, doc_id)
+    earlier = earlier_result(store, RULE, doc_id)
 
     chunks = {ch.chunk_id: ch for ch in parsed.chunks}
     source = _source_chunks(parsed.chunks)
     results = extractor.run(list(candidate_requests(RuleRequest, source, find_rules(source))))
     built = build_rules(doc_id, [r for answer in _answers(results) for r in answer.rules], chunks)
-    rules = link_rules(built.rules, formulas, term_index(clusters))
+    kept = keep_by_chunk(built.rules, earlier, unanswered_keys(results), chunks, RULE.id_field)
+    rules = link_rules(kept.entities, formulas, term_index(clusters))
 
-    write_branch(store, RULE, doc_id, rules, built.rejected, usage_rows(results, doc_id=doc_id, run_id=run_id))
+    write_branch(store, RULE, doc_id, rules, built.rejected, usage_rows(results, doc_id=doc_id, run_id=run_id),
+                 kept=_marks(kept, earlier, run_id))
     return StageResult(
         rows=len(rules), results=results, rejected=built.rejected,
         figures={
@@ -219,6 +249,7 @@ def run_rules(store: Store, extractor: Extractor, doc_id: str, run_id: str) -> S
             "interpretation": sum(r.rule_type == "interpretation" for r in rules),
             "rules_without_terms": sum(not r.term_ids for r in rules),
             "failed_calls": sum(not r.ok for r in results),
+            KEPT_FIGURE: len(kept.ids),
         },
         preview=[{"rule_id": r.rule_id, "rule_type": r.rule_type, "condition": r.condition,
                   "consequence": r.consequence, "statement": r.statement} for r in rules],
@@ -231,14 +262,16 @@ def run_domain_context(store: Store, extractor: Extractor, doc_id: str, run_id: 
     glossary = load_branch(store, GLOSSARY, doc_id)
     formulas = load_branch(store, FORMULA, doc_id)
     rules = load_branch(store, RULE, doc_id)
+    earlier = earlier_result(store, DOMAIN_CONTEXT, doc_id)
 
     request = domain_request(parsed.chunks)
     results = extractor.run([request])
     built = build_domain(doc_id, parsed.chunks, results[0].answer)
-    domain = complete_domain(link_domain(built.domain, term_index(clusters)), glossary, formulas, rules)
+    kept = keep_domain(built.domain, earlier, results[0].ok, {ch.chunk_id: ch for ch in parsed.chunks})
+    domain = complete_domain(link_domain(kept.entities[0], term_index(clusters)), glossary, formulas, rules)
 
     usage = usage_rows(results, doc_id=doc_id, run_id=run_id)
-    write_branch(store, DOMAIN_CONTEXT, doc_id, [domain], built.rejected, usage)
+    write_branch(store, DOMAIN_CONTEXT, doc_id, [domain], built.rejected, usage, kept=_marks(kept, earlier, run_id))
     dangles = dangle_counts(glossary, formulas, rules, domain)
     return StageResult(
         rows=1, results=results, rejected=built.rejected,
@@ -253,6 +286,7 @@ def run_domain_context(store: Store, extractor: Extractor, doc_id: str, run_id: 
             "purpose_found": int(domain.purpose_verbatim is not None),
             "title_candidates": sum(c.kind == "title" for c in request.candidates),
             "purpose_candidates": sum(c.kind == "purpose" for c in request.candidates),
+            KEPT_FIGURE: len(kept.ids),
         },
         preview=[{"title": domain.title, "purpose_verbatim": domain.purpose_verbatim,
                   "subdomains": ", ".join(domain.subdomains),
@@ -265,6 +299,7 @@ def run_review_queue(store: Store, doc_id: str) -> StageResult:
     domains = load_branch(store, DOMAIN_CONTEXT, doc_id)
     rejected_terms = rejected_entry_terms(store, doc_id, GLOSSARY, "definition")
     statuses = review_statuses(store, doc_id)
+    kept = kept_marks(store, doc_id)
 
     rejected_ids = {e.term_id for e in glossary if e.term in rejected_terms and e.definition is None}
     # Entries whose latest review still applies leave the queue; changed ones come back.
@@ -273,7 +308,8 @@ def run_review_queue(store: Store, doc_id: str) -> StageResult:
     write_review_queue(store, doc_id, rows)
     return StageResult(
         rows=len(rows),
-        figures={"rows": len(rows), "key_parameter_rows": sum(r.row_kind == "key_parameter" for r in rows)},
+        figures={"rows": len(rows), "key_parameter_rows": sum(r.row_kind == "key_parameter" for r in rows),
+                 KEPT_FIGURE: sum((r.term_id or r.domain_id) in kept for r in rows)},
         preview=[{"rank": r.rank, "row_kind": r.row_kind, "term": r.term, "mention_count": r.mention_count,
                   "review_reason": r.review_reason, "page_no": r.page_no} for r in rows],
     )

@@ -57,6 +57,8 @@ def cmd_list(args: argparse.Namespace) -> int:
             where += f" §{item.section_no}"
         print(f"{item.rank:>4}  {item.kind:<13} {item.id}  {item.state}  {where}  {item.label}")
         print(f"      reason: {item.reason}")
+        if item.kept:
+            print(f"      kept:   {item.kept}")
         print(f"      span:   {' '.join(item.span.split())}")
     decided = progress(queue_entries(store, args.doc_id))
     print(f"{len(items)} pending in {args.doc_id}; decided " + ", ".join(

@@ -20,8 +20,9 @@ from pathlib import Path
 
 from knowledge_assets.review.entities import require_document
 from knowledge_assets.review.status import DECIDED, ReviewStatus, review_statuses
-from knowledge_assets.review.worklist import kind_order, queue_rows, reason_for, review_order
+from knowledge_assets.review.worklist import kept_note, kind_order, queue_rows, reason_for, review_order
 from knowledge_assets.store.database import Store
+from knowledge_assets.store.knowledge import kept_marks
 from knowledge_assets.store.registry import parsed_registration
 
 
@@ -56,11 +57,13 @@ class DocumentSummary:
 
 @dataclass(frozen=True)
 class QueueEntry:
-    """One current entity in review order; `reason` is the queue's, or what changed if stale."""
+    """One current entity in review order; `reason` is the queue's, or what changed if stale;
+    `kept` says so of an entity the latest run kept from an earlier one (D58)."""
 
     position: int
     status: ReviewStatus
     reason: str
+    kept: str | None = None
 
     @property
     def ref(self) -> str:
@@ -124,8 +127,9 @@ def queue_entries(store: Store, doc_id: str) -> list[QueueEntry]:
     require_document(store, doc_id)
     queue = queue_rows(store, doc_id)
     order = review_order(queue)
+    kept = kept_marks(store, doc_id)
     statuses = sorted(review_statuses(store, doc_id), key=lambda s: (not s.pending, *order(s)))
-    return [QueueEntry(position, status, reason_for(status, queue))
+    return [QueueEntry(position, status, reason_for(status, queue), kept_note(kept.get(status.key.entity_id)))
             for position, status in enumerate(statuses, start=1)]
 
 

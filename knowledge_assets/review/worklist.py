@@ -5,7 +5,8 @@ parameters, mention count), then the domain context, formulas and rules, which t
 queue does not hold but an expert gates too (seed 001 §9.3). A stale entry keeps its place
 and says what changed; any other keeps the queue's reason, and an entry the contract queue
 does not hold is a routine confirmation, as the queue calls its own plain rows: one word for
-one situation. A decided entry's reason is its decision (`approved by alice on …`).
+one situation. A decided entry's reason is its decision (`approved by alice on …`). An entry the latest run kept from
+an earlier one, because its model call failed (D58), says so and which revision it came from.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from knowledge_assets import contracts as c
 from knowledge_assets.review.entities import EntityKey, require_document
 from knowledge_assets.review.status import ReviewStatus, review_statuses
 from knowledge_assets.store.database import Store
+from knowledge_assets.store.knowledge import KeptRow, kept_marks
 
 QueueRows = dict[EntityKey, tuple[int, str]]
 # Entries outside the contract queue (and any a stale queue table lacks) follow in this order.
@@ -40,6 +42,7 @@ class WorkItem:
     page_no: int | None
     section_no: str | None
     span: str
+    kept: str | None = None
 
 
 def queue_rows(store: Store, doc_id: str) -> QueueRows:
@@ -57,6 +60,14 @@ def queue_rows(store: Store, doc_id: str) -> QueueRows:
             key = EntityKey("term", row["term_id"])
         keyed[key] = (row["rank"], row["review_reason"])
     return keyed
+
+
+def kept_note(mark: KeptRow | None) -> str | None:
+    """What a reviewer reads of an entry kept from an earlier run."""
+    if mark is None:
+        return None
+    return (f"kept from revision {mark.kept_from_revision} (run {mark.kept_from_run_id[:8]}): "
+            "its model call failed in the latest run")
 
 
 def review_order(queue: QueueRows) -> Callable[[ReviewStatus], tuple[int, int]]:
@@ -81,6 +92,7 @@ def reason_for(status: ReviewStatus, queue: QueueRows) -> str:
 def worklist(store: Store, doc_id: str) -> list[WorkItem]:
     require_document(store, doc_id)
     queue = queue_rows(store, doc_id)
+    kept = kept_marks(store, doc_id)
     pending = sorted((s for s in review_statuses(store, doc_id) if s.pending), key=review_order(queue))
     items = []
     for rank, status in enumerate(pending, start=1):
@@ -89,5 +101,6 @@ def worklist(store: Store, doc_id: str) -> list[WorkItem]:
         items.append(WorkItem(
             rank=rank, kind=status.key.kind, id=status.key.ref, label=status.item.label, state=status.state,
             reason=reason, page_no=provenance.page_no, section_no=provenance.section_no, span=provenance.span,
+            kept=kept_note(kept.get(status.key.entity_id)),
         ))
     return items

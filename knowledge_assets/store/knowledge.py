@@ -6,6 +6,7 @@ appends, is the same for all of them."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import TypeVar
 
 from pydantic import BaseModel
@@ -39,6 +40,36 @@ def load_branch(store: Store, branch: BranchSpec, doc_id: str) -> list:
     return load_entities(store, branch.table, doc_id, branch.model)
 
 
+@dataclass(frozen=True)
+class KeptRow:
+    """An entity a branch's write kept from an earlier run: the run and revision that produced
+    it, and the run that kept it."""
+
+    entity_id: str
+    kept_from_run_id: str
+    kept_from_revision: int
+    run_id: str
+
+
+@dataclass(frozen=True)
+class EarlierResult:
+    """What a branch's last write stored for a document, when it was derived from the text the
+    store holds now (else empty): the rows a failed call may keep (D58)."""
+
+    entities: list = field(default_factory=list)
+    rejected: list[c.RejectedField] = field(default_factory=list)
+    run_id: str = ""
+    revision: int = 0
+    kept: dict[str, KeptRow] = field(default_factory=dict)
+
+    def mark(self, entity_id: str, run_id: str) -> KeptRow:
+        """The mark of an entity kept again by `run_id`: where it came from stays the first run's."""
+        earlier = self.kept.get(entity_id)
+        if earlier is not None:
+            return KeptRow(entity_id, earlier.kept_from_run_id, earlier.kept_from_revision, run_id)
+        return KeptRow(entity_id, self.run_id, self.revision, run_id)
+
+
 def write_branch(
     store: Store,
     branch: BranchSpec,
@@ -47,17 +78,50 @@ def write_branch(
     rejected: Sequence[c.RejectedField],
     usage: list[dict],
     history: dict[str, list[dict]] | None = None,
+    kept: Sequence[KeptRow] = (),
 ) -> None:
     """One branch's extraction of a document, in one transaction: its entities replace the
-    document's rows of the branch's table, its rejected fields replace the branch's share of
-    `rejected_fields` (shared by every branch), and its calls' usage rows and any history rows
-    are appended."""
+    document's rows of the branch's table, its rejected fields and the marks of the rows it kept
+    from an earlier run replace the branch's share of `rejected_fields` and `kept_rows` (shared
+    by every branch), and its calls' usage rows and any history rows are appended."""
+    share = {"branch": branch.contract_branch}
     store.replace_partition(
         doc_id,
-        {branch.table: entity_rows(doc_id, list(entities)), "rejected_fields": entity_rows(doc_id, list(rejected))},
-        scope={"rejected_fields": {"branch": branch.contract_branch}},
+        {branch.table: entity_rows(doc_id, list(entities)), "rejected_fields": entity_rows(doc_id, list(rejected)),
+         "kept_rows": [{"doc_id": doc_id, "branch": branch.contract_branch, **vars(row)} for row in kept]},
+        scope={"rejected_fields": share, "kept_rows": share},
         appends={**(history or {}), "llm_usage": usage},
     )
+
+
+def earlier_result(store: Store, branch: BranchSpec, doc_id: str) -> EarlierResult:
+    """The branch's stored rows, the run and revision that wrote them and the marks of those it
+    had kept already, if the branch was last materialised from the parsed text the store now
+    holds (same content); nothing otherwise, so a row is never kept across a change of text."""
+    written = store.fetch(
+        "SELECT a.run_id, a.revision FROM asset_revisions a JOIN parsed_documents p "
+        "ON p.doc_id = a.doc_id AND p.content_sha256 = a.content_sha256 WHERE a.doc_id = ? AND a.asset = ?",
+        [doc_id, branch.table],
+    )
+    if not written:
+        return EarlierResult()
+    rejected = store.fetch(
+        "SELECT * EXCLUDE (doc_id) FROM rejected_fields WHERE doc_id = ? AND branch = ? ORDER BY entry_term, field",
+        [doc_id, branch.contract_branch],
+    )
+    return EarlierResult(
+        entities=load_branch(store, branch, doc_id),
+        rejected=[c.RejectedField.model_validate(row) for row in rejected],
+        run_id=written[0]["run_id"], revision=written[0]["revision"],
+        kept=kept_marks(store, doc_id),
+    )
+
+
+def kept_marks(store: Store, doc_id: str) -> dict[str, KeptRow]:
+    """entity id -> its mark, for the document's entities (any branch) kept from an earlier run."""
+    rows = store.fetch("SELECT entity_id, kept_from_run_id, kept_from_revision, run_id FROM kept_rows "
+                       "WHERE doc_id = ?", [doc_id])
+    return {row["entity_id"]: KeptRow(**row) for row in rows}
 
 
 def write_review_queue(store: Store, doc_id: str, rows: Sequence[BaseModel]) -> None:

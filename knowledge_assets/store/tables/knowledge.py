@@ -79,6 +79,16 @@ TABLES: dict[str, dict[str, str]] = {
         "offending_value": "VARCHAR NOT NULL",
         "reason": "VARCHAR NOT NULL",
     },
+    # The rows a branch's write kept from an earlier run because this run's model calls for
+    # them failed (D58); replaced with the branch's partition, so a healthy run clears them.
+    "kept_rows": {
+        "doc_id": "VARCHAR NOT NULL",
+        "branch": "VARCHAR NOT NULL",
+        "entity_id": "VARCHAR NOT NULL",
+        "kept_from_run_id": "VARCHAR NOT NULL",
+        "kept_from_revision": "INTEGER NOT NULL",
+        "run_id": "VARCHAR NOT NULL",
+    },
     # Append-only history: every materialised glossary, so the diff stage can compare.
     "glossary_versions": {
         "doc_id": "VARCHAR NOT NULL",

@@ -27,19 +27,21 @@ DIGESTS = {
     "parsed_pages": "10:1a4280967b603ceb",
     "parsed_chunks": "57:90e38f5b81587b90",
     "term_mentions": "809:37e96205d852d42d",
-    "term_clusters": "120:3866e5c22ef21c1d",
+    "term_clusters": "120:f7198dd5a3555321",
     "llm_usage": "12:459fe7576232b68c",  # rule and formula batches sized by candidate window (D49)
     "llm_cache": "0:e3b0c44298fc1c14",
-    "formulas": "30:9ad07f9da13dd141",
-    "glossary": "120:696aa77b5213f603",
-    "rules": "69:69240b494bb9c389",  # rule_type by the contract's meaning (D51)
-    "domain_context": "2:455a0dd88d7596af",
+    "formulas": "30:7338de27907d57c9",
+    "glossary": "120:d016a1405b176e20",  # provenance gained `pieces`, NULL on both samples (D56)
+    "rules": "69:f161efca6dedd3aa",  # rule_type by the contract's meaning (D51)
+    "domain_context": "2:f7821859005a4409",
     "review_queue": "120:517c05f7e9129659",
     "rejected_fields": "0:e3b0c44298fc1c14",
     "glossary_versions": "120:425617f1827c41a1",
     "knowledge_reviews": "0:e3b0c44298fc1c14",
     "approved_knowledge": "0:e3b0c44298fc1c14",
     "eval_scores": "2:388e0a9261c4a784",  # E3 follows the rule types (D51)
+    "kept_rows": "0:e3b0c44298fc1c14",
+    "asset_checks": "10:dfd81aded602f0cc",
     "asset_revisions": "14:c44d011ff19d7d85",
 }
 

@@ -93,6 +93,25 @@ def crossing_pieces(value: str | None, first: str, second: str) -> tuple[str, st
     return first[a_start:a_end], second[b_start:b_end]
 
 
+_APART = "\x00"  # between two sources in an index: normalisation never makes one, so no match spans it
+
+
+class VerbatimIndex:
+    """Many sources searched at once: `holds(value)` is `any(is_verbatim(value, s) for s in
+    sources)`, but each source is normalised once, not once per value, and the search is one
+    `str.find` over all of them. A check against a whole document (a glossary definition may
+    sit in any chunk) then costs the document's length once plus one search per value, not the
+    document's length per value."""
+
+    def __init__(self, sources: list[str]):
+        forms = [form for source in sources for form, _ in _searchable_forms.__wrapped__(source)]
+        self._text = _APART.join(forms)
+
+    def holds(self, value: str | None) -> bool:
+        needle = normalise(value or "")
+        return bool(needle) and _APART not in needle and needle in self._text
+
+
 def is_verbatim(value: str | None, source: str) -> bool:
     """True when `value` occurs verbatim in `source` (in the sense of the module docstring)."""
     return locate(value, source) is not None

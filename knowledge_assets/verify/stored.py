@@ -27,7 +27,7 @@ from knowledge_assets.candidates.boundaries import JOIN, joined
 from knowledge_assets.store import knowledge
 from knowledge_assets.store.database import Store
 from knowledge_assets.verify.latex import is_transcription
-from knowledge_assets.verify.spans import is_verbatim, locate, normalise
+from knowledge_assets.verify.spans import VerbatimIndex, is_verbatim, locate, normalise
 
 Row = dict[str, Any]
 
@@ -143,7 +143,7 @@ def unverified_spans(document: StoredDocument) -> list[Finding]:
     if document.table == REVIEW_QUEUE:
         return _unverified_queue_text(document)
     spec = _branch(document)
-    everywhere = [*document.chunks.values(), *document.boundaries()]
+    everywhere = _LazyIndex(document)
     findings = []
     for row in document.rows:
         entity = _entity_id(document, row)
@@ -158,10 +158,12 @@ def unverified_spans(document: StoredDocument) -> list[Finding]:
             if problem := document.pieces_problem(provenance):
                 findings.append(Finding(entity, "provenance.pieces", problem))
                 continue
-        elif not any(is_verbatim(provenance["span"], source.text) for source in ([chunk] if chunk else everywhere)):
+        elif not (is_verbatim(provenance["span"], chunk.text) if chunk else everywhere.holds(provenance["span"])):
             findings.append(Finding(entity, "provenance.span", "not verbatim in its provenance chunk"))
         own = [chunk, *document.boundaries(crossed)] if chunk else []
-        sources = everywhere if spec.document_scope or chunk is None else own
+        # Where the guard looked (D12): the provenance chunk, or for a document-scoped branch any
+        # chunk — looked for in the own chunk first, the whole document only when not there.
+        anywhere = spec.document_scope or chunk is None
         for field in spec.guarded_fields:
             value = row[field]
             if value is None:
@@ -169,11 +171,27 @@ def unverified_spans(document: StoredDocument) -> list[Finding]:
             if field == "formula_latex" and chunk is not None:
                 found = is_transcription(value, provenance["span"], chunk.text, chunk.latex)
             else:
-                found = any(is_verbatim(value, source.text) for source in sources)
+                found = any(is_verbatim(value, source.text) for source in own) or (
+                    anywhere and everywhere.holds(value))
             if not found:
-                where = "any chunk of the document" if sources is everywhere else "its provenance chunk"
+                where = "any chunk of the document" if anywhere else "its provenance chunk"
                 findings.append(Finding(entity, field, f"not verbatim in {where}"))
     return findings
+
+
+class _LazyIndex:
+    """Every chunk of the document and every two consecutive chunks joined (D56), indexed the
+    first time a value is not found where it claims to be."""
+
+    def __init__(self, document: StoredDocument):
+        self._document = document
+        self._index: VerbatimIndex | None = None
+
+    def holds(self, value: str | None) -> bool:
+        if self._index is None:
+            document = self._document
+            self._index = VerbatimIndex([s.text for s in [*document.chunks.values(), *document.boundaries()]])
+        return self._index.holds(value)
 
 
 # --- ids unique per document and derived by the contract's formulas (so stable across runs) ---

@@ -1,6 +1,6 @@
 import pytest
 
-from knowledge_assets.verify.spans import crossing_pieces, is_verbatim, locate, normalise
+from knowledge_assets.verify.spans import VerbatimIndex, crossing_pieces, is_verbatim, locate, normalise
 
 SOURCE = (
     "2.1.2. Quantity (Qty)\nAdalah jumlah equipment/unit yang digunakan untuk menghasilkan\n"
@@ -81,3 +81,13 @@ def test_a_value_inside_one_chunk_or_leaving_a_gap_is_no_crossing():
     assert crossing_pieces("Batas dosis tahunan berlaku magang yang", FIRST_CHUNK, NEXT_CHUNK) is None
     # and the second must start at the next chunk's start
     assert crossing_pieces("untuk pekerja dan berumur di atas", FIRST_CHUNK, NEXT_CHUNK) is None
+
+
+def test_an_index_of_many_sources_holds_exactly_what_one_of_them_holds_verbatim():
+    sources = ["Availability is the share of\ncalendar time a unit can run.",
+               "The ﬁlter is replaced every equip-\nment service.", "Downtime ends when the unit is handed back."]
+    index = VerbatimIndex(sources)
+    values = ["share of calendar time", "The filter is replaced", "every equipment service", "every equip- ment",
+              "unit can run. The filter", "handed back.", "Handed back.", "", None]
+    assert [index.holds(v) for v in values] == [any(is_verbatim(v, s) for s in sources) for v in values]
+    assert [index.holds(v) for v in values] == [True, True, True, True, False, True, False, False, False]

@@ -11,7 +11,7 @@ sample PDF's pages (`bench_parse.build_long_pdf`). Each input runs the CLI as a 
 process in a fresh home (its own DuckDB file and Dagster instance, offline backend); its peak
 RSS is `wait4`'s `ru_maxrss` of the child (the run is one process: Dagster executes in
 process). Judged by peak RSS < 1 GB at full size, and by the full-size run taking about twice
-the half-size one (time linear in size). --project runs another checkout's code, to measure a
+the half-size one (time linear in size; CPU seconds are the steadier figure on a shared machine). --project runs another checkout's code, to measure a
 commit before a change beside this one.
 """
 
@@ -87,12 +87,18 @@ def build_long_text(megabytes: float, out: Path) -> Path:
     return out
 
 
-def _report(label: str, rows: list[tuple[float, float, float, float]], unit: str) -> None:
-    for size, wall, cpu, rss in rows:
-        print(f"{label} {size:>7g} {unit}: wall {wall:7.1f} s  cpu {cpu:7.1f} s  peak RSS {rss:6.0f} MiB")
-    (s0, w0, _, _), (s1, w1, _, rss1) = rows[0], rows[-1]
-    print(f"{label}: x{s1 / s0:g} the size takes x{w1 / w0:.2f} the wall time (linear: x{s1 / s0:g}); "
-          f"peak RSS at {s1:g} {unit} {rss1:.0f} MiB (goal < 1024 MiB)")
+def _measure(label: str, unit: str, sizes: list[float], build, scratch: Path, project: Path) -> None:
+    """Runs each size's input in a fresh home, then says how time and peak RSS grow with size."""
+    rows = []
+    for size in sizes:
+        document = build(size, scratch / f"long_{size:g}{unit}")
+        wall, cpu, rss = run_once(document, scratch / "home", project)
+        document.unlink()
+        rows.append((size, wall, cpu, rss))
+        print(f"{label} {size:>7g} {unit}: wall {wall:7.1f} s  cpu {cpu:7.1f} s  peak RSS {rss:6.0f} MiB", flush=True)
+    (s0, w0, c0, _), (s1, w1, c1, rss1) = rows[0], rows[-1]
+    print(f"{label}: x{s1 / s0:g} the size takes x{w1 / w0:.2f} the wall time, x{c1 / c0:.2f} the CPU time "
+          f"(linear: x{s1 / s0:g}); peak RSS at {s1:g} {unit} {rss1:.0f} MiB (goal < 1024 MiB)")
 
 
 def main() -> None:
@@ -104,24 +110,14 @@ def main() -> None:
     args = parser.parse_args()
     project = args.project.resolve()
     print(f"code {project}")
-    with tempfile.TemporaryDirectory() as scratch:
-        home = Path(scratch) / "home"
+    with tempfile.TemporaryDirectory() as tmp:
+        scratch = Path(tmp)
         if args.only in (None, "text"):
-            rows = []
-            for megabytes in (args.text_mb / 2, args.text_mb):
-                text = build_long_text(megabytes, Path(scratch) / f"long_{megabytes:g}mb.txt")
-                rows.append((megabytes, *run_once(text, home, project)))
-                text.unlink()
-                print(f"  text {megabytes:g} MB: wall {rows[-1][1]:.1f} s, peak RSS {rows[-1][3]:.0f} MiB", flush=True)
-            _report("text", rows, "MB")
+            _measure("text", "MB", [args.text_mb / 2, args.text_mb],
+                     lambda mb, out: build_long_text(mb, out.with_suffix(".txt")), scratch, project)
         if args.only in (None, "pdf"):
-            rows = []
-            for pages in (args.pages // 2, args.pages):
-                pdf = build_long_pdf(pages, Path(scratch) / f"long_{pages}.pdf")
-                rows.append((pages, *run_once(pdf, home, project)))
-                pdf.unlink()
-                print(f"  pdf {pages} pages: wall {rows[-1][1]:.1f} s, peak RSS {rows[-1][3]:.0f} MiB", flush=True)
-            _report("pdf", rows, "pages")
+            _measure("pdf", "pages", [args.pages // 2, args.pages],
+                     lambda pages, out: build_long_pdf(int(pages), out.with_suffix(".pdf")), scratch, project)
 
 
 if __name__ == "__main__":

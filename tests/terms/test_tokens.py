@@ -30,14 +30,13 @@ def test_the_words_of_each_chunk_are_read_once_and_shared_by_chunk_id():
     assert words[chunks[1].chunk_id] == [Token("WH", 0, 2), Token("Working", 5, 12), Token("Hours", 13, 18)]
 
 
-def test_tokens_of_a_document_share_one_copy_of_each_spelling_and_offset():
-    # The same word at the same offset (past the small integers Python caches) in two chunks.
-    chunks = [chunk("x " * 150 + "Hauling Distance", seq=0), chunk("y " * 150 + "Hauling naik", seq=1)]
-    first, second = chunk_words(chunks).values()
-    assert first[-2] == second[-2] == Token("Hauling", 300, 307)
-    assert first[-2].text is second[-2].text
-    assert first[-2].start is second[-2].start and first[-2].end is second[-2].end
-    assert first == tokens(chunks[0].text) and second == tokens(chunks[1].text)
+def test_the_words_of_a_chunk_are_built_afresh_at_each_reading_so_none_are_held():
+    chunks = [chunk("Hauling Distance naik.", seq=0), chunk("Hauling Distance turun, 1.250 m.", seq=1)]
+    words = chunk_words(chunks)
+    first, again = words[chunks[1].chunk_id], words[chunks[1].chunk_id]
+    assert first == again == tokens(chunks[1].text)
+    assert first is not again and first[0] is not again[0]
+    assert len(words) == 2 and dict(words) == {c.chunk_id: tokens(c.text) for c in chunks}
 
 
 @pytest.mark.parametrize(

@@ -11,8 +11,9 @@ sample PDF's pages (`bench_parse.build_long_pdf`). Each input runs the CLI as a 
 process in a fresh home (its own DuckDB file and Dagster instance, offline backend); its peak
 RSS is `wait4`'s `ru_maxrss` of the child (the run is one process: Dagster executes in
 process). Judged by peak RSS < 1 GB at full size, and by the full-size run taking about twice
-the half-size one (time linear in size; CPU seconds are the steadier figure on a shared machine). --project runs another checkout's code, to measure a
-commit before a change beside this one.
+the half-size one (time linear in size; CPU seconds are the steadier figure on a shared
+machine). --project runs another checkout's code, to measure a commit before a change beside
+this one.
 """
 
 from __future__ import annotations

@@ -56,7 +56,7 @@ def blocks_from_markdown(text: str) -> list[PageBlocks]:
     blocks: list[Block] = []
     paragraph: tuple[int, int] | None = None
     in_fence = False
-    lines = lines_with_offsets(text)
+    lines = list(lines_with_offsets(text))
     front_matter = _front_matter_end(lines)
     for offset, line in lines[:front_matter]:
         if _FRONT_MATTER_TITLE.fullmatch(line.rstrip()):

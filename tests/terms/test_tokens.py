@@ -30,6 +30,15 @@ def test_the_words_of_each_chunk_are_read_once_and_shared_by_chunk_id():
     assert words[chunks[1].chunk_id] == [Token("WH", 0, 2), Token("Working", 5, 12), Token("Hours", 13, 18)]
 
 
+def test_the_words_of_a_chunk_are_built_afresh_at_each_reading_so_none_are_held():
+    chunks = [chunk("Hauling Distance naik.", seq=0), chunk("Hauling Distance turun, 1.250 m.", seq=1)]
+    words = chunk_words(chunks)
+    first, again = words[chunks[1].chunk_id], words[chunks[1].chunk_id]
+    assert first == again == tokens(chunks[1].text)
+    assert first is not again and first[0] is not again[0]
+    assert len(words) == 2 and dict(words) == {c.chunk_id: tokens(c.text) for c in chunks}
+
+
 @pytest.mark.parametrize(
     "variants",
     [

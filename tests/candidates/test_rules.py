@@ -423,3 +423,42 @@ def test_numbered_algorithm_steps_each_take_the_condition_that_introduces_them()
                                       ("When the timer expires", "Double the timeout")]
     assert parts(rules_in(text)[1])["statement"] == "Retransmit the oldest segment."
     assert pairs_of("The sender does the following:\n\n(5.4) Retransmit the oldest segment.\n", "step") == []
+
+
+# ------------------------------------------------------------------ the layout-proof reading (D65)
+
+
+def _assert_verbatim(text: str, rule) -> None:
+    assert rule.text == text[rule.start:rule.end]
+    for part in rule.parts:
+        assert part.text == text[part.start:part.end]
+
+
+@pytest.mark.parametrize("text", [
+    # a PDF-to-Markdown converter's blank line in the middle of the sentence (after a function word)
+    "If the reservoir level falls below the lower mark, the operator must close the\n\noutlet gate.",
+    # CRLF line ends
+    "If the reservoir level falls below the lower mark,\r\nthe operator must close\r\nthe outlet gate.",
+    # raw pdftotext: one word a line
+    "\n".join("If the reservoir level falls below the lower mark, the operator must close the outlet gate."
+              .split()),
+    # justified text: runs of spaces between the words
+    "If  the   reservoir level  falls below   the lower mark,   the operator  must   close the outlet gate.",
+    # a word split across lines by a line-break hyphen
+    "If the reservoir level falls below the lower mark, the oper-\nator must close the outlet gate.",
+])
+def test_a_rule_is_found_whole_whatever_the_layout(text):
+    rule = only_rule(text)
+    assert rule.cue == "conditional"
+    _assert_verbatim(text, rule)
+    assert rule.text == text.strip()
+    assert " ".join(parts(rule)["condition"].split()) == "If the reservoir level falls below the lower mark"
+    assert parts(rule)["consequence"].split()[-1] == "gate"
+
+
+def test_a_rule_crossing_a_page_number_line_is_found_whole_with_the_line_inside_its_span():
+    text = "Apabila kadar debu melampaui ambang batas, pengawas\n\n- 4 -\n\nwajib menghentikan pekerjaan."
+    rule = only_rule(text)
+    _assert_verbatim(text, rule)
+    assert rule.text == text
+    assert parts(rule)["consequence"].endswith("menghentikan pekerjaan")

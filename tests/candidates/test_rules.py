@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from knowledge_assets.candidates.boundaries import pieces
 from knowledge_assets.candidates.rules import find_rules, mask_furniture, sentences
 from knowledge_assets.candidates.source import SourceChunk
 
@@ -462,3 +463,15 @@ def test_a_rule_crossing_a_page_number_line_is_found_whole_with_the_line_inside_
     _assert_verbatim(text, rule)
     assert rule.text == text
     assert parts(rule)["consequence"].endswith("menghentikan pekerjaan")
+
+
+def test_a_rule_across_a_chunk_boundary_is_read_through_its_layout_too():
+    first = chunk("Intro sentence.\r\n\r\nIf the reservoir level falls below the lower mark, the operator must "
+                  "close the\r\n\r\nupper and", chunk_id="D::0001")
+    second = chunk("lower outlet gates.\r\n\r\nNext.", chunk_id="D::0002")
+    rule = next(c for c in find_rules([first, second]) if c.cue == "conditional")
+    assert rule.next_chunk_id == "D::0002"
+    head, tail = pieces(first.text, second.text, rule.start, rule.end)
+    assert first.text[head[0]:head[1]].startswith("If the reservoir") and first.text[head[1] - 3:head[1]] == "and"
+    assert second.text[tail[0]:tail[1]] == "lower outlet gates."
+    assert parts(rule)["consequence"].endswith("lower outlet gates")

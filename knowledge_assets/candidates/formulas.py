@@ -81,10 +81,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 from knowledge_assets.candidates.model import Candidate, span
 from knowledge_assets.candidates.model import trim as _strip
 from knowledge_assets.candidates.packs import cues
+from knowledge_assets.candidates.reading import Reading, read
 from knowledge_assets.candidates.source import SourceChunk
 
 Bounds = tuple[int, int]
@@ -239,6 +241,17 @@ class _Reader:
         functions = "|".join(re.escape(w) for w in pack.get("math_functions", ())) or "(?!)"
         self.spaced_call = re.compile(rf"(?<![\w.])(?:{functions})[ \t]\([^()]*\w[^()]*\)")
         self.trailing_operator = re.compile(rf"(?:(?:^|\s)(?:{times})|{_SPACED_OPERATOR}|=|\()\s*$")
+
+    @cached_property
+    def reading(self) -> Reading:
+        """The chunk's layout-proof reading, for the finders that read prose."""
+        return read(self.text)
+
+    def read_through(self, index: int) -> bool:
+        """Whether the reading reads on across line `index`: a blank line inside a sentence, or
+        page furniture (nothing of the line is in the reading, nor its line break)."""
+        start, end = self.lines[index]
+        return self.reading.origin[self.reading.position(start)] > end
 
     def line(self, index: int) -> str:
         start, end = self.lines[index]
@@ -844,19 +857,29 @@ def _legend(text: str, reader: _Reader) -> list[tuple[Bounds, Bounds]]:
 
 def _where_clauses(text: str, reader: _Reader, index: int, verbs: str) -> list[tuple[Bounds, Bounds]]:
     """`where N is the number of bytes, and M is …` / `Dimana H merupakan …, I adalah …`:
-    each clause `Symbol verb meaning` of the paragraph the opener starts."""
-    last = index
-    while last + 1 < len(reader.lines) and reader.free(last + 1):
-        last += 1
-    start, end = reader.lines[index][0], reader.lines[last][1]
+    each clause `Symbol verb meaning` of the paragraph the opener starts. The paragraph is
+    prose, read through the chunk's layout-proof reading (`candidates.reading`): it goes on
+    over a blank line or page furniture the reading reads through, its words may be split by
+    a line-break hyphen, and each clause is mapped back to a verbatim slice of the chunk."""
+    last, following = index, index + 1
+    while following < len(reader.lines):
+        while following < len(reader.lines) and reader.read_through(following):
+            following += 1
+        if following >= len(reader.lines) or not reader.free(following):
+            break
+        last, following = following, following + 1
+    reading = reader.reading
+    start, end = reading.position(reader.lines[index][0]), reading.position(reader.lines[last][1])
+    prose = reading.text
     conjunctions = "|".join(re.escape(w) for w in reader.conjunctions) or "(?!)"
     clause = re.compile(rf"(?:^\s*\w+\s+|(?<=[,;])\s*(?:(?:{conjunctions})\s+)?|\s(?:{conjunctions})\s+)"
                         rf"\*?(?P<symbol>[^\W\d][\w,]*?)\*?\s+(?:{verbs})\s+"
                         rf"(?P<meaning>[^,;]+?)(?=\s*[,;]|\.\s|\.\Z|\Z)", re.IGNORECASE | re.MULTILINE)
     found = []
-    for match in clause.finditer(text, start, end):
+    for match in clause.finditer(prose, start, end):
         if len(match["symbol"]) <= 8:
-            found.append((match.span("symbol"), _strip(text, *match.span("meaning"))))
+            meaning = _strip(prose, *match.span("meaning"))
+            found.append((reading.bounds(*match.span("symbol")), reading.bounds(*meaning)))
     return found
 
 

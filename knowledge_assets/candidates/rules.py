@@ -59,11 +59,14 @@ of the same chunk. Its cue names the convention that cut it:
   These have no conditional clause: their parts are the `subject` and the `consequence`
   (the predicate with its modal or deadline), and no `condition`.
 
-Sentences are read on a masked copy of the chunk text in which page furniture (RFC page
-headers and footers, form feeds, Indonesian page numbers, letterheads and catchwords) is
-blanked out with spaces of the same length: offsets stay the chunk's, a sentence broken by a
-page break is read as one, and furniture never starts or ends a span (it may sit inside one,
-verbatim). A sentence cut by the chunk's edge is not a whole rule and is left out (a list item
+Sentences are read on the chunk's layout-proof reading (`candidates/reading.py`, D65: CRLF,
+lone CR and form feed read as line breaks, a blank line inside a sentence and a line of page
+numbers or URLs read through, a line-break hyphen joined), with the rest of the page furniture
+(RFC page headers and footers, letterheads, catchwords, the document's running lines)
+blanked out with spaces of the same length. Every candidate is mapped back to the chunk's own
+text: its span and parts are the original from the mapped start to the mapped end, so a
+sentence broken by a page break is read as one, and furniture never starts or ends a span (it
+may sit inside one, verbatim). A sentence cut by the chunk's edge is not a whole rule and is left out (a list item
 closed by its semicolon and conjunction, `…; atau`, is whole). Markdown run-in matter (a
 blockquote mark, a DocFX `:::image …:::`, a bold label `**Risk:**`) is not part of a
 sentence. A part that ends with a colon (`… prosedur berikut ini :`, `… dengan syarat:`)
@@ -82,6 +85,7 @@ from knowledge_assets.candidates.boundaries import across
 from knowledge_assets.candidates.model import Candidate, span
 from knowledge_assets.candidates.model import trim as _trim
 from knowledge_assets.candidates.packs import cues
+from knowledge_assets.candidates.reading import Reading, read
 from knowledge_assets.candidates.source import SourceChunk
 
 Bounds = tuple[int, int]
@@ -272,7 +276,8 @@ def find_rules(chunks: Sequence[SourceChunk]) -> list[Candidate]:
 def _find_rules(chunks: Sequence[SourceChunk], running: frozenset[str]) -> list[Candidate]:
     found = []
     for chunk in chunks:
-        masked, furniture = mask_furniture(chunk.text, running)
+        reading = read(chunk.text)
+        masked, furniture = mask_furniture(reading.text, running)
         units = sentences(masked, furniture, chunk.heading_path)
         rows = tariff_rows(masked)
         row_bounds = [_extent(row) for row in rows]
@@ -288,15 +293,22 @@ def _find_rules(chunks: Sequence[SourceChunk], running: frozenset[str]) -> list[
                 lead_in = previous
             elif not (unit.list_item and readings and readings[0][0].cue == "step"):
                 lead_in = None
-            for reading, statement_end in readings:
-                end, parts = _take_in(masked, statement_end, following, reading.parts)
+            for rule, statement_end in readings:
+                end, parts = _take_in(masked, statement_end, following, rule.parts)
                 parts["statement"] = (unit.body, statement_end)
                 start = min(unit.body, *(s for s, _ in parts.values()))
-                found.append(span("rule", chunk.chunk_id, chunk.text, start, end, reading.cue, parts))
+                found.append(_in_original(chunk, reading, start, end, rule.cue, parts))
         for row, (start, end) in zip(rows, row_bounds):
-            found.append(span("rule", chunk.chunk_id, chunk.text, start, end, row.cue,
-                              {**row.parts, "statement": (start, end)}))
+            found.append(_in_original(chunk, reading, start, end, row.cue, {**row.parts, "statement": (start, end)}))
     return found
+
+
+def _in_original(chunk: SourceChunk, reading: Reading, start: int, end: int, cue: str,
+                 parts: dict[str, Bounds]) -> Candidate:
+    """The rule the finders cut from the chunk's reading, cut from the chunk's own text: the
+    original from the mapped start to the mapped end, with whatever the reading skipped inside."""
+    return span("rule", chunk.chunk_id, chunk.text, *reading.bounds(start, end), cue,
+                {role: reading.bounds(s, e) for role, (s, e) in parts.items()})
 
 
 def _extent(reading: _Reading) -> Bounds:

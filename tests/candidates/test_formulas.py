@@ -383,3 +383,34 @@ def test_a_tariff_cell_that_states_a_formula_after_its_currency():
     assert [c.text for c in candidates] == ["25% x Harga\nDasar\nBahan Bakar x\nvolume\nkekurangan",
                                             "[Tarif Dasar x\nnilai jual| x\n1OOo/o (seratus\npersen)"]
     assert {c.cue for c in candidates} == {"tariff_cell"}
+
+
+# ------------------------------------------------ the "where" sentence through the reading (D65)
+
+
+@pytest.mark.parametrize("sentence", [
+    # a converter's blank line in the middle of the sentence, after a function word
+    "where Mass is the loaded mass in kg, and\n\ng is the gravity constant.",
+    # CRLF line ends
+    "where Mass is the loaded mass\r\nin kg, and g is the gravity constant.",
+    # one word a line after the opener's line (`where` alone on its line opens a legend block)
+    "where Mass\n" + "\n".join("is the loaded mass in kg, and g is the gravity constant.".split()),
+    # a page number line between the pages the sentence runs over
+    "where Mass is the loaded mass in kg, and g is the\n\n- 7 -\n\ngravity constant.",
+    # a word split by a line-break hyphen
+    "where Mass is the loaded mass in kg, and g is the gravi-\nty constant.",
+])
+def test_a_where_sentence_is_read_whole_whatever_the_layout(sentence):
+    text = f"Load = Mass * g\n\n{sentence}\n"
+    candidate = only(text)
+    meanings = {p.label: p for p in candidate.parts_of("meaning")}
+    assert set(meanings) == {"Mass", "g"}
+    assert all(text[p.start:p.end] == p.text for p in candidate.parts)
+    assert " ".join(meanings["Mass"].text.split()) == "the loaded mass in kg"
+    assert meanings["g"].text.startswith("the") and meanings["g"].text.endswith("constant")
+
+
+def test_a_where_sentence_stops_at_a_blank_line_between_sentences():
+    text = "Load = Mass * g\n\nwhere Mass is the loaded mass in kg.\n\nThe crane g is the hook.\n"
+    meanings = {p.label: p.text for p in only(text).parts_of("meaning")}
+    assert meanings == {"Mass": "the loaded mass in kg"}

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from knowledge_assets.candidates.boundaries import pieces
 from knowledge_assets.candidates.rules import find_rules, mask_furniture, sentences
 from knowledge_assets.candidates.source import SourceChunk
 
@@ -423,3 +424,54 @@ def test_numbered_algorithm_steps_each_take_the_condition_that_introduces_them()
                                       ("When the timer expires", "Double the timeout")]
     assert parts(rules_in(text)[1])["statement"] == "Retransmit the oldest segment."
     assert pairs_of("The sender does the following:\n\n(5.4) Retransmit the oldest segment.\n", "step") == []
+
+
+# ------------------------------------------------------------------ the layout-proof reading (D65)
+
+
+def _assert_verbatim(text: str, rule) -> None:
+    assert rule.text == text[rule.start:rule.end]
+    for part in rule.parts:
+        assert part.text == text[part.start:part.end]
+
+
+@pytest.mark.parametrize("text", [
+    # a PDF-to-Markdown converter's blank line in the middle of the sentence (after a function word)
+    "If the reservoir level falls below the lower mark, the operator must close the\n\noutlet gate.",
+    # CRLF line ends
+    "If the reservoir level falls below the lower mark,\r\nthe operator must close\r\nthe outlet gate.",
+    # raw pdftotext: one word a line
+    "\n".join("If the reservoir level falls below the lower mark, the operator must close the outlet gate."
+              .split()),
+    # justified text: runs of spaces between the words
+    "If  the   reservoir level  falls below   the lower mark,   the operator  must   close the outlet gate.",
+    # a word split across lines by a line-break hyphen
+    "If the reservoir level falls below the lower mark, the oper-\nator must close the outlet gate.",
+])
+def test_a_rule_is_found_whole_whatever_the_layout(text):
+    rule = only_rule(text)
+    assert rule.cue == "conditional"
+    _assert_verbatim(text, rule)
+    assert rule.text == text.strip()
+    assert " ".join(parts(rule)["condition"].split()) == "If the reservoir level falls below the lower mark"
+    assert parts(rule)["consequence"].split()[-1] == "gate"
+
+
+def test_a_rule_crossing_a_page_number_line_is_found_whole_with_the_line_inside_its_span():
+    text = "Apabila kadar debu melampaui ambang batas, pengawas\n\n- 4 -\n\nwajib menghentikan pekerjaan."
+    rule = only_rule(text)
+    _assert_verbatim(text, rule)
+    assert rule.text == text
+    assert parts(rule)["consequence"].endswith("menghentikan pekerjaan")
+
+
+def test_a_rule_across_a_chunk_boundary_is_read_through_its_layout_too():
+    first = chunk("Intro sentence.\r\n\r\nIf the reservoir level falls below the lower mark, the operator must "
+                  "close the\r\n\r\nupper and", chunk_id="D::0001")
+    second = chunk("lower outlet gates.\r\n\r\nNext.", chunk_id="D::0002")
+    rule = next(c for c in find_rules([first, second]) if c.cue == "conditional")
+    assert rule.next_chunk_id == "D::0002"
+    head, tail = pieces(first.text, second.text, rule.start, rule.end)
+    assert first.text[head[0]:head[1]].startswith("If the reservoir") and first.text[head[1] - 3:head[1]] == "and"
+    assert second.text[tail[0]:tail[1]] == "lower outlet gates."
+    assert parts(rule)["consequence"].endswith("lower outlet gates")

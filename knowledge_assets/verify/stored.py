@@ -130,12 +130,12 @@ _QUEUE_TEXT_FIELDS = ("span", "definition", "source_wording")
 
 
 def _unverified_queue_text(document: StoredDocument) -> list[Finding]:
-    texts = [chunk.text for chunk in [*document.chunks.values(), *document.boundaries()]]
+    everywhere = _LazyIndex(document)
     return [
         Finding(str(row["rank"]), field, "not verbatim in any chunk of the document")
         for row in document.rows
         for field in _QUEUE_TEXT_FIELDS
-        if row[field] is not None and not any(is_verbatim(row[field], text) for text in texts)
+        if row[field] is not None and not everywhere.holds(row[field])
     ]
 
 

@@ -188,3 +188,30 @@ def test_a_new_revision_that_fails_to_parse_leaves_the_old_one_flagged_and_undec
         assert "revision 2 was not parsed (`knowledge-assets documents` says why)" in state.describe()
         with pytest.raises(ReviewError, match="not recorded: .* is in domain_context, which is not current"):
             record_decision(samples.store, find(samples.store, domain["domain_id"], doc_id), "approved", "ana")
+
+
+def test_rows_rewritten_at_the_same_revision_are_unchecked_until_their_checks_end(tmp_path):
+    # A re-run of an unchanged revision (a partial run's retry, D58) killed after a stage wrote
+    # its rows and before it stamped them: the earlier record that the checks passed must not
+    # vouch for rows no check has seen.
+    from pydantic import TypeAdapter
+
+    from knowledge_assets import contracts as c
+    from knowledge_assets.branches import GLOSSARY
+    from knowledge_assets.store.knowledge import document_rows, write_branch, write_review_queue
+
+    doc = _sample(tmp_path)
+    with pytest.MonkeyPatch.context() as env, materialised_samples(tmp_path, env, paths=()) as samples:
+        register(samples.store, identify(doc))
+        assert run_document(samples.instance, DOC).success
+        assert revision_state(samples.store, DOC).current
+        rows = document_rows(samples.store, "glossary", DOC)
+        entries = [c.GlossaryEntry.model_validate({k: v for k, v in r.items() if k != "doc_id"}) for r in rows]
+        write_branch(samples.store, GLOSSARY, DOC, entries, [], [])
+        state = revision_state(samples.store, DOC)
+        assert [u.asset for u in state.unchecked] == ["glossary"] and not state.behind
+        queue = document_rows(samples.store, "review_queue", DOC)
+        row_model = TypeAdapter(c.ReviewQueueRow)
+        write_review_queue(samples.store, DOC, [row_model.validate_python(
+            {k: v for k, v in r.items() if k != "doc_id" and (k != "domain_id" or v is not None)}) for r in queue])
+        assert [u.asset for u in revision_state(samples.store, DOC).unchecked] == ["glossary", "review_queue"]

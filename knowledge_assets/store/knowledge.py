@@ -83,13 +83,16 @@ def write_branch(
     """One branch's extraction of a document, in one transaction: its entities replace the
     document's rows of the branch's table, its rejected fields and the marks of the rows it kept
     from an earlier run replace the branch's share of `rejected_fields` and `kept_rows` (shared
-    by every branch), and its calls' usage rows and any history rows are appended."""
+    by every branch), and its calls' usage rows and any history rows are appended. The record
+    that the table's earlier rows passed their checks goes in the same transaction (D57): rows
+    written are unchecked until their checks end, whatever happens before the revision stamp."""
     share = {"branch": branch.contract_branch}
     store.replace_partition(
         doc_id,
         {branch.table: entity_rows(doc_id, list(entities)), "rejected_fields": entity_rows(doc_id, list(rejected)),
-         "kept_rows": [{"doc_id": doc_id, "branch": branch.contract_branch, **vars(row)} for row in kept]},
-        scope={"rejected_fields": share, "kept_rows": share},
+         "kept_rows": [{"doc_id": doc_id, "branch": branch.contract_branch, **vars(row)} for row in kept],
+         "asset_checks": []},
+        scope={"rejected_fields": share, "kept_rows": share, "asset_checks": {"asset": branch.table}},
         appends={**(history or {}), "llm_usage": usage},
     )
 
@@ -126,9 +129,10 @@ def kept_marks(store: Store, doc_id: str) -> dict[str, KeptRow]:
 
 def write_review_queue(store: Store, doc_id: str, rows: Sequence[BaseModel]) -> None:
     """Replaces the document's queue. A term row carries no domain_id key (decision D4); its
-    column is null."""
+    column is null. The record of the earlier rows' checks goes with them (D57)."""
     store.replace_partition(doc_id, {"review_queue": [{"doc_id": doc_id, "domain_id": None, **row.model_dump()}
-                                                      for row in rows]})
+                                                      for row in rows], "asset_checks": []},
+                            scope={"asset_checks": {"asset": "review_queue"}})
 
 
 def latest_glossary_version(store: Store, doc_id: str) -> dict[str, str | None]:

@@ -24,11 +24,10 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from knowledge_assets.candidates.model import Candidate, Part, trim
+from knowledge_assets.candidates.model import Candidate, Part
 from knowledge_assets.candidates.source import SourceChunk
+from knowledge_assets.crossing import JOIN, joined, runs_on
 
-JOIN = " "
-_ENDS = (".", ";", ":", "!", "?")
 # Where a sentence or item ends: its mark at a line end, a word's full stop before a capital,
 # a blank line, or the line break before a numbered or lettered item (`2. `, `b) `).
 _SENTENCE_END = re.compile(
@@ -37,30 +36,6 @@ _SENTENCE_END = re.compile(
 )
 _REACH = 800  # the longest tail or head a view takes from either chunk
 _CONTEXT_UNITS = 2  # the tail is the chunk's last sentence and the one before it
-
-Bounds = tuple[int, int]
-
-
-def runs_on(first: str, second: str) -> bool:
-    """Whether text `first` does not end a sentence or item and `second` goes on with it."""
-    tail, head = first.rstrip(), second.lstrip()
-    return bool(tail) and not tail.endswith(_ENDS) and head[:1].islower()
-
-
-def joined(first: str, second: str) -> str:
-    """The text a crossing span indexes: `first` and `second` joined by one space."""
-    return first.rstrip() + JOIN + second.lstrip()
-
-
-def pieces(first: str, second: str, start: int, end: int) -> tuple[Bounds, Bounds] | None:
-    """The bounds in `first` and in `second` of `joined(first, second)[start:end]`, each
-    trimmed; None unless the slice crosses the join (it holds a character of each)."""
-    join = len(first.rstrip())
-    lead = len(second) - len(second.lstrip())
-    if not (start < join and end > join + len(JOIN)):
-        return None
-    return trim(first, start, join), trim(second, lead, lead + end - join - len(JOIN))
-
 
 @dataclass(frozen=True)
 class _View:

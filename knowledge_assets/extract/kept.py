@@ -19,7 +19,7 @@ from knowledge_assets import contracts as c
 from knowledge_assets.llm.requests import GlossaryRequest
 from knowledge_assets.llm.results import CallResult
 from knowledge_assets.store.knowledge import EarlierResult
-from knowledge_assets.verify.spans import is_verbatim
+from knowledge_assets.verify.spans import is_verbatim, pieces_problem
 
 # The figure each knowledge asset's materialisation reports: its rows kept from an earlier run.
 KEPT_FIGURE = "kept_from_earlier_run"
@@ -48,6 +48,13 @@ def unanswered_keys(results: Sequence[CallResult]) -> set[str]:
 
 
 def _still_cited(provenance: c.Provenance, chunks: dict[str, c.Chunk]) -> bool:
+    """Whether the provenance's span is still where it says: in its chunk, or in pieces across
+    the consecutive chunks it names (D56)."""
+    if provenance.pieces:
+        return pieces_problem(provenance.span, provenance.chunk_id,
+                              [(piece.chunk_id, piece.span) for piece in provenance.pieces],
+                              {i: chunk.text for i, chunk in chunks.items()},
+                              {i: chunk.seq for i, chunk in chunks.items()}) is None
     chunk = chunks.get(provenance.chunk_id or "")
     return chunk is not None and is_verbatim(provenance.span, chunk.text)
 

@@ -16,7 +16,7 @@ from knowledge_assets import branches
 from knowledge_assets import contracts as c
 from knowledge_assets.semantic_review.vocabulary import ENTITY_KINDS, EntityKind
 from knowledge_assets.verify.latex import latex_verification, transcribes_plain_text
-from knowledge_assets.verify.spans import crossing_pieces, is_verbatim
+from knowledge_assets.verify.spans import crossing_pieces, is_verbatim, pieces_problem
 
 
 @cache
@@ -72,7 +72,10 @@ def _span_check(name: str, value: str, item: dict, chunks: dict[str, c.Chunk]) -
     own = chunks.get(item["provenance"].get("chunk_id") or "")
     pair = _piece_chunks(item, chunks)
     if name == PROVENANCE_SPAN and item["provenance"].get("pieces"):
-        found = pair[0] if pair is not None and crossing_pieces(value, pair[0].text, pair[1].text) else None
+        problem = pieces_problem(value, item["provenance"].get("chunk_id"),
+                                 [(p.get("chunk_id") or "", p.get("span") or "") for p in item["provenance"]["pieces"]],
+                                 {i: ch.text for i, ch in chunks.items()}, {i: ch.seq for i, ch in chunks.items()})
+        found = own if problem is None else None
     elif name == PROVENANCE_SPAN:
         candidates = [own] if own is not None else list(chunks.values())
         found = next((ch for ch in candidates if is_verbatim(value, ch.text)), None)

@@ -18,9 +18,10 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
 
-from knowledge_assets.candidates.boundaries import joined, pieces
+from knowledge_assets.crossing import JOIN, joined, pieces, runs_on
 
 _LINE_BREAK_HYPHEN = re.compile(r"(?<=[^\W\d_])-[ \t]*\r?\n\s*(?=[^\W\d_])")
 
@@ -110,6 +111,32 @@ class VerbatimIndex:
     def holds(self, value: str | None) -> bool:
         needle = normalise(value or "")
         return bool(needle) and _APART not in needle and needle in self._text
+
+
+def pieces_problem(span: str, chunk_id: str | None, spans: Sequence[tuple[str, str]],
+                   texts: Mapping[str, str], seq: Mapping[str, int]) -> str | None:
+    """What is wrong with a span in pieces (`spans`: each piece's chunk id and text), None when
+    nothing is (D56): the pieces' chunks follow each other in reading order (`seq`), starting
+    at the provenance chunk, and the text runs on across each join (`crossing.runs_on`); each
+    piece is verbatim in its chunk, every piece but the last ends at its chunk's end and every
+    one but the first starts at its chunk's start; the span is the pieces joined by one space.
+    The one check of a provenance in pieces, wherever it is re-checked."""
+    ids = [piece_chunk for piece_chunk, _ in spans]
+    if any(i not in texts or i not in seq for i in ids):
+        return "names a chunk that is not a chunk of the document"
+    if not ids or ids[0] != chunk_id or any(seq[b] != seq[a] + 1 for a, b in zip(ids, ids[1:])):
+        return "pieces are not in consecutive chunks from the provenance chunk"
+    if any(not runs_on(texts[a], texts[b]) for a, b in zip(ids, ids[1:])):
+        return "the text does not run on across the chunks' join"
+    if span != JOIN.join(text for _, text in spans):
+        return "span is not its pieces joined by one space"
+    for index, (piece_chunk, piece) in enumerate(spans):
+        text, needle = normalise(texts[piece_chunk]), normalise(piece)
+        if not needle or not is_verbatim(needle, text):
+            return f"piece {index + 1} is not verbatim in its chunk"
+        if (index < len(ids) - 1 and not text.endswith(needle)) or (index > 0 and not text.startswith(needle)):
+            return f"piece {index + 1} does not reach its chunk's edge: a gap lies inside the span"
+    return None
 
 
 def is_verbatim(value: str | None, source: str) -> bool:

@@ -23,11 +23,11 @@ from pydantic import TypeAdapter, ValidationError
 from knowledge_assets import branches, ids
 from knowledge_assets import contracts as c
 from knowledge_assets.branches import BranchSpec, BranchTable
-from knowledge_assets.candidates.boundaries import JOIN, joined
+from knowledge_assets.crossing import joined, runs_on
 from knowledge_assets.store import knowledge
 from knowledge_assets.store.database import Store
 from knowledge_assets.verify.latex import is_transcription
-from knowledge_assets.verify.spans import VerbatimIndex, is_verbatim, locate, normalise
+from knowledge_assets.verify.spans import VerbatimIndex, is_verbatim, locate, pieces_problem
 
 Row = dict[str, Any]
 
@@ -68,33 +68,18 @@ class StoredDocument:
 
     def boundaries(self, chunk_ids: list[str] | None = None) -> list[ChunkText]:
         """The joined text of each two consecutive chunks (of `chunk_ids`, else of the
-        document): where a value crossing a page break is verbatim (D56)."""
+        document) where the text runs on: where a value crossing a page break is verbatim (D56)."""
         order = list(self.chunks)
         pairs = zip(order, order[1:]) if chunk_ids is None else zip(chunk_ids, chunk_ids[1:])
-        return [ChunkText(joined(self.chunks[a].text, self.chunks[b].text), None) for a, b in pairs]
+        return [ChunkText(joined(self.chunks[a].text, self.chunks[b].text), None) for a, b in pairs
+                if runs_on(self.chunks[a].text, self.chunks[b].text)]
 
     def pieces_problem(self, provenance: Row) -> str | None:
-        """What is wrong with a crossing span's pieces, None when nothing is (D56): their chunks
-        follow each other in reading order, starting at the provenance chunk; each piece is
-        verbatim in its chunk, every piece but the last ends at its chunk's end and every one
-        but the first starts at its chunk's start; the span is the pieces joined by one space."""
-        pieces = provenance["pieces"]
-        order = list(self.chunks)
-        ids = [piece["chunk_id"] for piece in pieces]
-        if any(i not in self.chunks for i in ids):
-            return "names a chunk that is not a chunk of the document"
-        first = order.index(ids[0])
-        if ids[0] != provenance["chunk_id"] or ids != order[first:first + len(ids)]:
-            return "pieces are not in consecutive chunks from the provenance chunk"
-        if provenance["span"] != JOIN.join(piece["span"] for piece in pieces):
-            return "span is not its pieces joined by one space"
-        for index, (piece, chunk_id) in enumerate(zip(pieces, ids)):
-            text, span = normalise(self.chunks[chunk_id].text), normalise(piece["span"])
-            if not span or not is_verbatim(span, text):
-                return f"piece {index + 1} is not verbatim in its chunk"
-            if (index < len(ids) - 1 and not text.endswith(span)) or (index > 0 and not text.startswith(span)):
-                return f"piece {index + 1} does not reach its chunk's edge: a gap lies inside the span"
-        return None
+        """What is wrong with a crossing span's pieces, None when nothing is (`spans.pieces_problem`)."""
+        seq = {chunk_id: position for position, chunk_id in enumerate(self.chunks)}
+        return pieces_problem(provenance["span"], provenance["chunk_id"],
+                              [(piece["chunk_id"], piece["span"]) for piece in provenance["pieces"]],
+                              {chunk_id: chunk.text for chunk_id, chunk in self.chunks.items()}, seq)
 
 
 def load_document(store: Store, table: str, doc_id: str) -> StoredDocument:

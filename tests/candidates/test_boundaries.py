@@ -1,9 +1,10 @@
 """Candidates that cross a chunk boundary (D56), on text of our own."""
 
-from knowledge_assets.candidates.boundaries import joined, pieces, runs_on, views
+from knowledge_assets.candidates.boundaries import views
 from knowledge_assets.candidates.definitions import find_definitions
 from knowledge_assets.candidates.rules import find_rules
 from knowledge_assets.candidates.source import SourceChunk
+from knowledge_assets.crossing import joined, pieces, runs_on
 from knowledge_assets.ingest.documents import identify
 from knowledge_assets.ingest.parse import parse_document
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from knowledge_assets.candidates.boundaries import pieces
 from knowledge_assets.candidates.rules import find_rules, mask_furniture, sentences
 from knowledge_assets.candidates.source import SourceChunk
+from knowledge_assets.crossing import pieces
 
 
 def chunk(text: str, headings: list[str] | None = None, chunk_id: str = "D::0001") -> SourceChunk:

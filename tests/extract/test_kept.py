@@ -106,3 +106,18 @@ def test_a_kept_entry_keeps_its_span_check_rejections_and_its_first_runs_mark():
     assert kept_rejections(earlier, [_entry("t_ct", "DOC::0001")]) == rejected[:1]
     assert earlier.mark("t_ct", "run-3") == KeptRow("t_ct", "run-1", 1, "run-3")
     assert earlier.mark("t_pl", "run-3") == KeptRow("t_pl", "run-2", 1, "run-3")
+
+
+def test_an_earlier_entry_whose_span_crosses_into_the_next_chunk_is_kept_when_its_pieces_still_hold():
+    texts = {"DOC::0001": "Downtime is counted from the breakdown", "DOC::0002": "until the unit is handed back."}
+    chunks = {cid: c.Chunk(chunk_id=cid, seq=n, page=n, page_no=n + 1, text=text, char_start=0, char_end=len(text))
+              for n, (cid, text) in enumerate(texts.items())}
+    pieces = [c.SpanPiece(page=n, page_no=n + 1, chunk_id=cid, span=text)
+              for n, (cid, text) in enumerate(texts.items())]
+    crossing = c.Provenance(doc_id=DOC, span=" ".join(texts.values()), page=0, chunk_id="DOC::0001", pieces=pieces)
+    earlier = EarlierResult(entities=[c.GlossaryEntry(term_id="t_dt", term="Downtime", mention_count=1,
+                                                      extraction_status="ok", provenance=crossing)])
+    fresh = [_entry("t_dt", "DOC::0001", status="escalated")]
+    assert keep_terms(fresh, earlier, {"t_dt"}, chunks).ids == ["t_dt"]
+    moved = {**chunks, "DOC::0002": chunks["DOC::0002"].model_copy(update={"text": "Availability is the share."})}
+    assert keep_terms(fresh, earlier, {"t_dt"}, moved).ids == []

@@ -49,3 +49,13 @@ def test_a_first_piece_that_stops_before_its_chunk_ends_is_not_admitted():
     item = _term("alat siap dioperasikan", [("D::0000", "Waktu siaga adalah waktu ketika alat siap"),
                                             ("D::0001", "dioperasikan karena menunggu perintah.")])
     assert _verdicts(item) == {"definition": False, PROVENANCE_SPAN: False}
+
+
+def test_pieces_that_do_not_start_at_the_provenance_chunk_or_do_not_join_to_the_span_are_not_admitted():
+    definition = "waktu ketika alat siap dipakai tetapi tidak dioperasikan karena menunggu perintah."
+    item = _term(definition, [("D::0000", FIRST), ("D::0001", "dioperasikan karena menunggu perintah.")])
+    item["provenance"]["chunk_id"] = "D::0001"
+    assert _verdicts(item)[PROVENANCE_SPAN] is False
+    item = _term(definition, [("D::0000", FIRST), ("D::0001", "dioperasikan karena menunggu perintah.")])
+    item["provenance"]["span"] = FIRST + "  dioperasikan karena menunggu perintah."
+    assert _verdicts(item)[PROVENANCE_SPAN] is False

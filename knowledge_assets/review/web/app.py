@@ -202,7 +202,7 @@ class ReviewApp:
             progress=progress(entries), summary=summary, not_current=behind,
             batch=batch if batch is not None and batch[0] == doc_id else None, batch_token=token,
             filters=urlencode({name: value for name, value in chosen.items() if value}),
-            undone=request.query_params.get("undone", ""),
+            undone=request.query_params.get("undone", ""), superseded=request.query_params.get("superseded", ""),
         )
 
     def entry(self, request: Request) -> Response:
@@ -280,9 +280,12 @@ class ReviewApp:
         with self.session() as store:
             item, _, _ = self._locate(store, request.path_params["entry_id"], _value(fields, "doc_id"))
             try:
-                undo(store, item.doc_id, [_value(fields, "review_id")], _value(fields, "reviewer"))
+                done = undo(store, item.doc_id, [_value(fields, "review_id")], _value(fields, "reviewer"))
             except ReviewError as exc:
                 return self._entry_error(request, item, str(exc))
+            if not done.reviews:
+                return self._entry_error(request, item, "Nothing was undone: the decision this page showed is no "
+                                         "longer the entry's latest (it was decided again since). Reload the page.")
         target = entry_url(item.key.ref, item.doc_id) + "&done=undone"
         return _remembering(RedirectResponse(target, status_code=303), _value(fields, "reviewer"))
 
@@ -334,14 +337,14 @@ class ReviewApp:
             raise HTTPException(404, "this batch is not known to the server any more (it was restarted, or many "
                                 "batches followed); undo its entries one by one from their pages")
         with self.session() as store:
-            self._entries(store, doc_id)
+            self._entries(store, doc_id)  # a document that cannot be reviewed is a 404 here too
             try:
                 with store.transaction():
                     done = undo(store, doc_id, batch[2], _value(fields, "reviewer"))
             except ReviewError as exc:
                 return self._batch_error(request, doc_id, str(exc), queue_url(doc_id))
-        del self.batches[_value(fields, "batch")]
-        target = f"{queue_url(doc_id)}?undone={len(done.reviews)}"
+        self.batches.pop(_value(fields, "batch"), None)  # two undos of one batch may race: the second finds none
+        target = f"{queue_url(doc_id)}?undone={len(done.reviews)}&superseded={len(done.superseded)}"
         return _remembering(RedirectResponse(target, status_code=303), _value(fields, "reviewer"))
 
     async def export(self, request: Request) -> Response:

@@ -460,3 +460,15 @@ def test_an_entry_s_latest_decision_is_undone_from_its_page(client, server):
                                                              "review_id": review_id, "reviewer": "alice"})
     assert answer.status == 303 and state_of(server.store, PRM, ref) == "unreviewed"
     assert [r.decision for r in history(server.store, PRM)] == ["rejected", "withdrawn"]
+
+
+def test_an_undo_of_a_decision_decided_again_since_says_nothing_was_undone(client, server):
+    ref = worklist(server.store, PRM)[0].id
+    decide(client, ref, PRM, "reject", reviewer="alice", note="not a term")
+    page = client.get(entry_path(ref, PRM))
+    stale_id = re.search(r'name="review_id" value="([^"]+)"', page.text)[1]
+    decide(client, ref, PRM, "approve", reviewer="bob")
+    answer = client.post(f"/entries/{quote(ref, safe='')}", {"csrf": page.csrf, "doc_id": PRM, "decision": "undo",
+                                                             "review_id": stale_id, "reviewer": "alice"})
+    assert answer.status == 400 and "Nothing was undone" in text_of(answer.text)
+    assert [r.decision for r in history(server.store, PRM) if r.key.ref == ref] == ["rejected", "approved"]

@@ -109,12 +109,7 @@ def _blocking_results(asset: dg.AssetsDefinition, document: stored.StoredDocumen
         for name in BLOCKING_CHECKS:
             yield SkippedCheck(name, f"no {document.table} rows to check", asset.key)
         return
-    outcomes = {
-        "spans_verbatim": stored.unverified_spans(document),
-        "ids_unique_and_stable": stored.duplicate_ids(document) + stored.unstable_ids(document),
-        "contract_valid": stored.contract_violations(document),
-    }
-    for name, findings in outcomes.items():
+    for name, findings in stored.blocking_findings(document).items():
         metadata = {"rows_checked": len(document.rows), "failures": len(findings)}
         if findings:
             metadata["findings"] = _findings_table(findings)

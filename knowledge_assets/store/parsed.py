@@ -35,3 +35,9 @@ def load_parsed(store: Store, doc_id: str) -> ParsedDocument | None:
         pages=[ParsedPage(**p) for p in pages],
         chunks=[Chunk(**c) for c in chunks],
     )
+
+
+def page_text(store: Store, doc_id: str, page: int) -> str:
+    """The parsed text of the document's 0-based `page` ("" for a page the store does not hold)."""
+    rows = store.fetch("SELECT text FROM parsed_pages WHERE doc_id = ? AND page = ?", [doc_id, page])
+    return rows[0]["text"] if rows else ""

@@ -333,3 +333,13 @@ class DocumentYield:
 
 def document_yield(store: Store, doc_id: str) -> DocumentYield:
     return DocumentYield(**knowledge.document_counts(store, doc_id))
+
+
+def blocking_findings(document: StoredDocument) -> dict[str, list[Finding]]:
+    """What each blocking check finds on the document's rows, by check name: what must be empty
+    before the rows are exported or reviewed as current (D57)."""
+    return {
+        "spans_verbatim": unverified_spans(document),
+        "ids_unique_and_stable": duplicate_ids(document) + unstable_ids(document),
+        "contract_valid": contract_violations(document),
+    }

@@ -16,7 +16,9 @@ from knowledge_assets.extract.stages import run_review_queue
 from knowledge_assets.ingest.documents import identify
 from knowledge_assets.store.database import Store
 from knowledge_assets.store.registry import register
+from knowledge_assets.store.revisions import record_checks
 from knowledge_assets.store.schema import TABLES
+from knowledge_assets.verify import stored
 from tests.conftest import SAMPLE_MARKDOWN
 from tests.support.materialised import materialised_samples
 
@@ -30,11 +32,14 @@ UNRESOLVED_KEY_PARAMETER = "Samudra Karya Tambang (SKT)"
 
 def add_unresolved_key_parameter(store: Store, doc_id: str = KPI, surface: str = UNRESOLVED_KEY_PARAMETER) -> None:
     """Appends an uncorroborated key parameter to the document's domain context, then runs the
-    review-queue stage again so its queue row exists, as after a model-backed run."""
+    review-queue stage again so its queue row exists, as after a model-backed run, and its
+    blocking checks, so the document is current (D57)."""
     with store.connect() as con:
         con.execute("UPDATE domain_context SET key_parameters = list_append(key_parameters, "
                     "{'surface': ?, 'term_id': NULL}) WHERE doc_id = ?", [surface, doc_id])
     run_review_queue(store, doc_id)
+    findings = stored.blocking_findings(stored.load_document(store, "review_queue", doc_id))
+    record_checks(store, doc_id, "review_queue", [name for name, found in findings.items() if found], "tests")
 
 
 @dataclass

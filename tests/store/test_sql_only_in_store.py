@@ -14,7 +14,7 @@ STILL_TO_MOVE = {
     "knowledge_assets/review/documents.py": 7,
     "knowledge_assets/review/entities.py": 3,
     "knowledge_assets/review/web/source.py": 3,
-    "knowledge_assets/review/web/app.py": 2,
+    "knowledge_assets/review/web/app.py": 1,
     "knowledge_assets/review/approved.py": 1,
     "knowledge_assets/review/decisions.py": 1,
     "knowledge_assets/review/worklist.py": 1,
@@ -34,6 +34,14 @@ def test_no_file_outside_the_store_writes_more_sql_than_the_list_of_files_still_
         f"SQL outside knowledge_assets/store/: {over}; add a named function to a store module and call it "
         "(`python -m tests.support.sql_outside_store` lists every file)"
     )
+
+
+def test_the_list_of_files_still_to_move_holds_each_files_count_exactly():
+    # A count left above what its file holds would let SQL creep back up to it unseen.
+    found = sql_outside_store()
+    loose = {path: f"allowed {allowed}, holds {found.get(path, 0)}"
+             for path, allowed in STILL_TO_MOVE.items() if found.get(path, 0) < allowed}
+    assert not loose, f"lower these counts in STILL_TO_MOVE (drop a file at 0): {loose}"
 
 
 def _python_file(directory: Path, name: str, source: str) -> Path:

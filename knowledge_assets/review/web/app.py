@@ -64,6 +64,7 @@ from knowledge_assets.review.fingerprint import CONTENT_FIELDS
 from knowledge_assets.review.status import STATE_MEANINGS, STATES
 from knowledge_assets.review.web import source
 from knowledge_assets.store.database import Store, StoreError
+from knowledge_assets.store.parsed import page_text
 from knowledge_assets.store.removal import review_page_cache
 from knowledge_assets.store.revisions import not_current
 
@@ -404,15 +405,16 @@ class ReviewApp:
     def _source(self, store: Store, item: Reviewable, registered: ReviewedSource | None) -> dict[str, Any]:
         provenance = item.provenance
         text = source.text_source(store, item.doc_id, provenance.chunk_id, provenance.span)
-        shown: dict[str, Any] = {"text": text, "highlight": None, "mentions": None, "mention_count": 0}
+        shown: dict[str, Any] = {"text": text, "highlights": [], "mentions": None, "mention_count": 0}
         if registered is not None and registered.kind == "pdf" and provenance.page is not None \
                 and registered.path.is_file():
-            page_text = store.fetch("SELECT text FROM parsed_pages WHERE doc_id = ? AND page = ?",
-                                    [item.doc_id, provenance.page])
-            shown["highlight"] = source.page_highlight(
-                registered.path, provenance.page, provenance.span, page_text[0]["text"] if page_text else "",
-                text.span_start_in_page,
-            )
+            pages = [piece.page for piece in provenance.pieces or []] or [provenance.page]
+            page_texts = {page: page_text(store, item.doc_id, page) for page in pages}
+            # A span in pieces (D56) is boxed piece by piece, each on its own page.
+            shown["highlights"] = (
+                source.piece_highlights(registered.path, provenance.pieces, page_texts) if provenance.pieces
+                else [source.page_highlight(registered.path, provenance.page, provenance.span,
+                                            page_texts[provenance.page], text.span_start_in_page)])
         entity = item.entity
         if isinstance(entity, c.GlossaryEntry) and entity.definition is None:
             shown["mention_count"], shown["mentions"] = source.mentions(store, item.doc_id, entity.term_id)

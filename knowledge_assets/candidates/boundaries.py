@@ -95,12 +95,16 @@ def _tail_start(text: str) -> int:
     return line if 0 < line < len(text) else floor
 
 
-def views(chunks: Sequence[SourceChunk]) -> list[_View]:
+Runs = Callable[[str, str], bool]
+
+
+def views(chunks: Sequence[SourceChunk], runs: Runs = runs_on) -> list[_View]:
     """The boundary view of each pair of consecutive chunks (in the given reading order) where
-    a sentence runs on from one into the next."""
+    a text runs on from one into the next: a sentence (`runs_on`), or what else a family's
+    `runs` says goes on (a formula whose line ends on an operator, D66)."""
     found = []
     for first, second in zip(chunks, chunks[1:]):
-        if runs_on(first.text, second.text):
+        if runs(first.text, second.text):
             tail = first.text.rstrip()
             start = _tail_start(tail)
             found.append(_View(first, second, start, len(tail) - start))
@@ -108,12 +112,13 @@ def views(chunks: Sequence[SourceChunk]) -> list[_View]:
 
 
 def across(chunks: Sequence[SourceChunk], find: Callable[[Sequence[SourceChunk]], list[Candidate]],
-           found: list[Candidate]) -> list[Candidate]:
+           found: list[Candidate], runs: Runs = runs_on) -> list[Candidate]:
     """`found` (the candidates `find` found in `chunks`) with those `find` finds across the
-    chunks' boundaries: each crossing candidate takes the place of the ones it overlaps, the
-    cut halves of it each chunk holds, and stands after its first chunk's own candidates."""
+    chunks' boundaries (where `runs` says a text goes on): each crossing candidate takes the
+    place of the ones it overlaps, the cut halves of it each chunk holds, and stands after its
+    first chunk's own candidates."""
     kept, added = list(found), False
-    for view in views(chunks):
+    for view in views(chunks, runs):
         crossing = [_in_joined(c, view) for c in find([view.chunk()]) if _crosses(c, view)]
         if not crossing:
             continue
@@ -131,7 +136,8 @@ def across(chunks: Sequence[SourceChunk], find: Callable[[Sequence[SourceChunk]]
 
 
 def _crosses(candidate: Candidate, view: _View) -> bool:
-    return candidate.start < view.join and candidate.end > view.join + len(JOIN)
+    """Whether the candidate, or one of its parts (a formula's legend meaning, D66), crosses the join."""
+    return any(item.start < view.join and item.end > view.join + len(JOIN) for item in (candidate, *candidate.parts))
 
 
 def _covers(crossing: Candidate, other: Candidate, join: int, lead: int) -> bool:

@@ -418,7 +418,8 @@ def test_a_where_sentence_stops_at_a_blank_line_between_sentences():
 
 # -- a formula continued on the next page or chunk (D66) -------------------------------------------
 def across(first: str, second: str):
-    return find_formulas([SourceChunk(chunk_id="doc::0001", text=first), SourceChunk(chunk_id="doc::0002", text=second)])
+    chunks = [SourceChunk(chunk_id="doc::0001", text=first), SourceChunk(chunk_id="doc::0002", text=second)]
+    return find_formulas(chunks)
 
 
 def test_a_formula_whose_line_ends_on_an_operator_goes_on_in_the_next_chunk():

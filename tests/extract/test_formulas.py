@@ -43,7 +43,8 @@ def test_a_linear_form_that_changes_the_layout_is_rejected():
 
 
 def test_a_formula_quoted_across_into_the_next_chunk_has_two_pieces_and_no_markup():
-    first = Chunk(chunk_id="doc::0001", seq=1, page=0, page_no=1, text="Rule:\nLoad = Mass ×", char_start=0, char_end=18)
+    first = Chunk(chunk_id="doc::0001", seq=1, page=0, page_no=1, text="Rule:\nLoad = Mass ×",
+                  char_start=0, char_end=18)
     second = Chunk(chunk_id="doc::0002", seq=2, page=1, page_no=2, text="Gravity\nEnd.", char_start=19, char_end=31)
     chunks = {"doc::0001": first, "doc::0002": second}
     formula, = build_formulas("doc", [found("Load = Mass × Gravity", "Load = Mass \\times Gravity", "Load")],

@@ -12,6 +12,11 @@ sentence and the one before it (the lead-in of a list item; at most `_REACH` cha
 one space, and chunk i+1 up to its first sentence end. Only what crosses the join is kept, so no candidate is
 found twice and the cost stays linear in the chunks.
 
+A family may say what else runs on (`runs`): the formula finders also read a view where chunk
+i's last line ends on an operator (`OEE = Availability × Performance ×` | `Quality`: the next
+page may open in capitals), and keep a formula whose legend meaning, not its own text, crosses
+the join (a "where …" sentence cut mid-clause, D66).
+
 A crossing candidate's `chunk_id` is chunk i, its `next_chunk_id` chunk i+1, and its offsets
 (its parts' too) index `joined(chunk i, chunk i+1)`: chunk i's text without its trailing
 blanks, one space, chunk i+1's text without its leading ones. So its text is its two pieces

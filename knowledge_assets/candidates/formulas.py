@@ -188,7 +188,9 @@ def _runs_on(first: str, second: str) -> bool:
     continued on the next page: its line ends on an operator (`OEE = A × P ×` | `Q`), or its
     "where …" sentence is cut mid-clause (the next page going on in lowercase, `runs_on`)."""
     last = first.rstrip().rsplit("\n", 1)[-1]
-    return bool(second.strip()) and (_trailing_operator().search(last) is not None or runs_on(first, second))
+    # `x 100%` ends a formula: a percent sign is a postfix, no operator waiting for an operand.
+    operator = _trailing_operator().search(last) is not None and not last.endswith("%")
+    return bool(second.strip()) and (operator or runs_on(first, second))
 
 
 @cache

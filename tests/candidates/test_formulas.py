@@ -445,3 +445,6 @@ def test_a_formula_that_ends_on_its_chunk_is_not_joined_to_the_next():
     assert candidate.text == "Load = Mass × Gravity" and candidate.next_chunk_id is None
     [candidate] = across("Net load is given by\nLoad = Mass × Gravity", "for every lift of the day.")
     assert candidate.text == "Load = Mass × Gravity" and candidate.next_chunk_id is None
+    # A percent sign at the line end is a postfix: the formula ends there, the next heading is not its operand.
+    [candidate] = across("Uptime is computed as:\nUptime = Run / Plan x 100%", "4.2. Downtime")
+    assert candidate.text == "Uptime = Run / Plan x 100%" and candidate.next_chunk_id is None

@@ -12,6 +12,11 @@ sentence and the one before it (the lead-in of a list item; at most `_REACH` cha
 one space, and chunk i+1 up to its first sentence end. Only what crosses the join is kept, so no candidate is
 found twice and the cost stays linear in the chunks.
 
+A family may say what else runs on (`runs`): the formula finders also read a view where chunk
+i's last line ends on an operator (`OEE = Availability × Performance ×` | `Quality`: the next
+page may open in capitals), and keep a formula whose legend meaning, not its own text, crosses
+the join (a "where …" sentence cut mid-clause, D66).
+
 A crossing candidate's `chunk_id` is chunk i, its `next_chunk_id` chunk i+1, and its offsets
 (its parts' too) index `joined(chunk i, chunk i+1)`: chunk i's text without its trailing
 blanks, one space, chunk i+1's text without its leading ones. So its text is its two pieces
@@ -70,12 +75,16 @@ def _tail_start(text: str) -> int:
     return line if 0 < line < len(text) else floor
 
 
-def views(chunks: Sequence[SourceChunk]) -> list[_View]:
+Runs = Callable[[str, str], bool]
+
+
+def views(chunks: Sequence[SourceChunk], runs: Runs = runs_on) -> list[_View]:
     """The boundary view of each pair of consecutive chunks (in the given reading order) where
-    a sentence runs on from one into the next."""
+    a text runs on from one into the next: a sentence (`runs_on`), or what else a family's
+    `runs` says goes on (a formula whose line ends on an operator, D66)."""
     found = []
     for first, second in zip(chunks, chunks[1:]):
-        if runs_on(first.text, second.text):
+        if runs(first.text, second.text):
             tail = first.text.rstrip()
             start = _tail_start(tail)
             found.append(_View(first, second, start, len(tail) - start))
@@ -83,12 +92,13 @@ def views(chunks: Sequence[SourceChunk]) -> list[_View]:
 
 
 def across(chunks: Sequence[SourceChunk], find: Callable[[Sequence[SourceChunk]], list[Candidate]],
-           found: list[Candidate]) -> list[Candidate]:
+           found: list[Candidate], runs: Runs = runs_on) -> list[Candidate]:
     """`found` (the candidates `find` found in `chunks`) with those `find` finds across the
-    chunks' boundaries: each crossing candidate takes the place of the ones it overlaps, the
-    cut halves of it each chunk holds, and stands after its first chunk's own candidates."""
+    chunks' boundaries (where `runs` says a text goes on): each crossing candidate takes the
+    place of the ones it overlaps, the cut halves of it each chunk holds, and stands after its
+    first chunk's own candidates."""
     kept, added = list(found), False
-    for view in views(chunks):
+    for view in views(chunks, runs):
         crossing = [_in_joined(c, view) for c in find([view.chunk()]) if _crosses(c, view)]
         if not crossing:
             continue
@@ -106,7 +116,8 @@ def across(chunks: Sequence[SourceChunk], find: Callable[[Sequence[SourceChunk]]
 
 
 def _crosses(candidate: Candidate, view: _View) -> bool:
-    return candidate.start < view.join and candidate.end > view.join + len(JOIN)
+    """Whether the candidate, or one of its parts (a formula's legend meaning, D66), crosses the join."""
+    return any(item.start < view.join and item.end > view.join + len(JOIN) for item in (candidate, *candidate.parts))
 
 
 def _covers(crossing: Candidate, other: Candidate, join: int, lead: int) -> bool:

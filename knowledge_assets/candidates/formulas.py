@@ -81,8 +81,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cache, cached_property
 
+from knowledge_assets.candidates.boundaries import across, runs_on
 from knowledge_assets.candidates.model import Candidate, span
 from knowledge_assets.candidates.model import trim as _strip
 from knowledge_assets.candidates.packs import cues
@@ -174,9 +175,41 @@ class _Found:
 
 
 def find_formulas(chunks: Sequence[SourceChunk]) -> list[Candidate]:
+    """Every formula candidate of the chunks, in document order; a formula continued on the next
+    page or chunk is found across the boundary in place of its cut halves (D66)."""
     found: list[Candidate] = []
     for chunk in chunks:
         found.extend(_chunk_formulas(chunk))
+    return across(chunks, _line_formulas, found, _runs_on)
+
+
+def _runs_on(first: str, second: str) -> bool:
+    """Whether a formula goes on from `first` into `second` (D66), the convention of a formula
+    continued on the next page: its line ends on an operator (`OEE = A × P ×` | `Q`), or its
+    "where …" sentence is cut mid-clause (the next page going on in lowercase, `runs_on`)."""
+    last = first.rstrip().rsplit("\n", 1)[-1]
+    # `x 100%` ends a formula: a percent sign is a postfix, no operator waiting for an operand.
+    operator = _trailing_operator().search(last) is not None and not last.endswith("%")
+    return bool(second.strip()) and (operator or runs_on(first, second))
+
+
+@cache
+def _trailing_operator() -> re.Pattern[str]:
+    """A line ending on an operator (`+`, `×`, `=`, `(`, the packs' multiplication words): the
+    formula goes on on the next line."""
+    times = "|".join(re.escape(w) for w in cues("formulas").get("multiply_words", ())) or "(?!)"
+    return re.compile(rf"(?:(?:^|\s)(?:{times})|{_SPACED_OPERATOR}|=|\()\s*$")
+
+
+def _line_formulas(views: Sequence[SourceChunk]) -> list[Candidate]:
+    """The formulas of boundary views by the line-independent conventions only: an assignment
+    (its line continued at an operator) and the legend of a "where" sentence. The layouts
+    (fences, fractions, sums, tables) are never read across a page: a view holds a few lines of
+    each side, not the block."""
+    found = []
+    for view in views:
+        reader = _Reader(view.text)
+        found.extend(_candidates(view, reader, list(reader.assignments())))
     return found
 
 
@@ -186,6 +219,11 @@ def _chunk_formulas(chunk: SourceChunk) -> list[Candidate]:
     formulas = [*reader.blocks(), *reader.fractions(), *reader.lead_ins(), *reader.sums(), *reader.assignments(),
                 *reader.tariff_cells(), *reader.numbered_equations(), *reader.displays(), *reader.congruences(),
                 *reader.code_spans(), *reader.inline(), *reader.prose_expressions()]
+    return _candidates(chunk, reader, formulas)
+
+
+def _candidates(chunk: SourceChunk, reader: _Reader, formulas: list[_Found]) -> list[Candidate]:
+    text = chunk.text
     legend = _legend(text, reader)
     candidates = []
     for formula in sorted(formulas, key=lambda f: f.start):
@@ -240,7 +278,7 @@ class _Reader:
         self.product_or_sum = re.compile(rf"(?:^|\s)(?:[+*×·]|{times})(?=\s|$)")
         functions = "|".join(re.escape(w) for w in pack.get("math_functions", ())) or "(?!)"
         self.spaced_call = re.compile(rf"(?<![\w.])(?:{functions})[ \t]\([^()]*\w[^()]*\)")
-        self.trailing_operator = re.compile(rf"(?:(?:^|\s)(?:{times})|{_SPACED_OPERATOR}|=|\()\s*$")
+        self.trailing_operator = _trailing_operator()
 
     @cached_property
     def reading(self) -> Reading:

@@ -11,7 +11,13 @@ glyphs in drawing order) is no transcription even when verbatim: it is nulled, t
 the reason `rejected.json` gives, and the formula stands on its span (and on its name: a
 standard's equation number, when the left side is no name).
 `latex_verification` then says which guarantee it carries (contract §7), and is set here by
-code. Variables are linked to terms later by the link stage.
+code.
+
+A formula continued on the next page or chunk (D66) is quoted across the boundary: its span
+runs from the end of its chunk into the start of the next, and its provenance is the two pieces
+(`extract.provenance.crossing_provenance`, as glossary and rules do). Its `formula_latex` is a
+transcription of the two chunks' joined text, and carries `unverified_no_markup`: no chunk's
+markup holds a formula cut in two. Variables are linked to terms later by the link stage.
 """
 
 from __future__ import annotations
@@ -21,9 +27,10 @@ from dataclasses import dataclass
 
 from knowledge_assets import ids
 from knowledge_assets.branches import FORMULA
-from knowledge_assets.contracts import Chunk, FormulaEntry, FormulaVariable, RejectedField
+from knowledge_assets.candidates.boundaries import joined
+from knowledge_assets.contracts import Chunk, FormulaEntry, FormulaVariable, Provenance, RejectedField
 from knowledge_assets.extract.guard import rejection_reason
-from knowledge_assets.extract.provenance import chunk_provenance
+from knowledge_assets.extract.provenance import chunk_provenance, crossing_provenance, following_chunks
 from knowledge_assets.llm.responses import FormulaFound
 from knowledge_assets.verify.latex import is_transcription, latex_verification, math_markup, text_layer_damage
 from knowledge_assets.verify.spans import is_verbatim
@@ -54,18 +61,35 @@ def _unique_id(doc_id: str, found: FormulaFound, latex: str | None, taken: set[s
     return None
 
 
+def _provenance(doc_id: str, found: FormulaFound, chunk: Chunk | None,
+                following: dict[str, Chunk]) -> tuple[Provenance, str, str | None] | None:
+    """The formula's provenance, the text its `formula_latex` is checked against and that
+    text's markup: its chunk's, or, for a formula quoted across into the next chunk (D66), the
+    two chunks' joined text (no markup). None when the span is verbatim in neither."""
+    if chunk is None:
+        return None
+    if is_verbatim(found.span, chunk.text):
+        return chunk_provenance(doc_id, chunk, found.span), chunk.text, _markup(chunk)
+    second = following.get(chunk.chunk_id)
+    if second is not None and (provenance := crossing_provenance(doc_id, chunk, second, found.span)):
+        return provenance, joined(chunk.text, second.text), None
+    return None
+
+
 def build_formulas(doc_id: str, answers: Sequence[FormulaFound], chunks: dict[str, Chunk]) -> FormulaBuild:
     formulas: list[FormulaEntry] = []
     rejected: list[RejectedField] = []
     taken: set[str] = set()
+    following = following_chunks(chunks.values())
     for found in answers:
         label = found.name or found.formula_latex or found.span
-        chunk = chunks.get(found.chunk_id)
-        if chunk is None or not is_verbatim(found.span, chunk.text):
+        located = _provenance(doc_id, found, chunks.get(found.chunk_id), following)
+        if located is None:
             rejected.append(_rejected(label, "provenance.span", found.span))
             continue
+        provenance, text, markup = located
         latex = found.formula_latex
-        if latex is not None and not is_transcription(latex, found.span, chunk.text, chunk.latex):
+        if latex is not None and not is_transcription(latex, found.span, text, markup):
             rejected.append(_rejected(label, "formula_latex", latex))
             latex = None
         elif latex is not None and (damage := text_layer_damage(latex)):
@@ -82,7 +106,7 @@ def build_formulas(doc_id: str, answers: Sequence[FormulaFound], chunks: dict[st
             variables=[FormulaVariable(symbol=v.symbol, meaning=v.meaning)
                        for v in found.variables if v.symbol.strip()],
             unit=found.unit,
-            latex_verification=latex_verification(latex, _markup(chunk)),
-            provenance=chunk_provenance(doc_id, chunk, found.span),
+            latex_verification=latex_verification(latex, markup),
+            provenance=provenance,
         ))
     return FormulaBuild(formulas, rejected)

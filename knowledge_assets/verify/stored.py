@@ -154,7 +154,9 @@ def unverified_spans(document: StoredDocument) -> list[Finding]:
             if value is None:
                 continue
             if field == "formula_latex" and chunk is not None:
-                found = is_transcription(value, provenance["span"], chunk.text, chunk.latex)
+                # A formula across a boundary (D66) is transcribed from its chunks' joined text.
+                found = any(is_transcription(value, provenance["span"], source.text, source.latex)
+                            for source in (document.boundaries(crossed) if crossed else [chunk]))
             else:
                 found = any(is_verbatim(value, source.text) for source in own) or (
                     anywhere and everywhere.holds(value))

@@ -414,3 +414,37 @@ def test_a_where_sentence_stops_at_a_blank_line_between_sentences():
     text = "Load = Mass * g\n\nwhere Mass is the loaded mass in kg.\n\nThe crane g is the hook.\n"
     meanings = {p.label: p.text for p in only(text).parts_of("meaning")}
     assert meanings == {"Mass": "the loaded mass in kg"}
+
+
+# -- a formula continued on the next page or chunk (D66) -------------------------------------------
+def across(first: str, second: str):
+    chunks = [SourceChunk(chunk_id="doc::0001", text=first), SourceChunk(chunk_id="doc::0002", text=second)]
+    return find_formulas(chunks)
+
+
+def test_a_formula_whose_line_ends_on_an_operator_goes_on_in_the_next_chunk():
+    first, second = "Net load is computed as follows:\nLoad = Mass × Gravity ×", "Factor\nThe crane reads it."
+    [candidate] = across(first, second)
+    assert candidate.text == "Load = Mass × Gravity × Factor"
+    assert (candidate.chunk_id, candidate.next_chunk_id) == ("doc::0001", "doc::0002")
+    whole = first + " " + second  # the offsets index the two chunks' joined text
+    assert whole[candidate.start:candidate.end] == candidate.text
+    assert candidate.part("rhs").text == "Mass × Gravity × Factor"
+
+
+def test_a_where_sentence_cut_mid_clause_is_read_whole_across_the_chunks():
+    first = "Speed is given by:\nSpeed = Path / Lap\nwhere Path is the distance run, and Lap is the"
+    [candidate] = across(first, "time of one circuit in seconds.\nNext section.")
+    assert candidate.text == "Speed = Path / Lap" and candidate.next_chunk_id == "doc::0002"
+    meanings = {p.label: p.text for p in candidate.parts_of("meaning")}
+    assert meanings == {"Path": "the distance run", "Lap": "the time of one circuit in seconds"}
+
+
+def test_a_formula_that_ends_on_its_chunk_is_not_joined_to_the_next():
+    [candidate] = across("Net load is computed as follows:\nLoad = Mass × Gravity", "Factor tables follow.")
+    assert candidate.text == "Load = Mass × Gravity" and candidate.next_chunk_id is None
+    [candidate] = across("Net load is given by\nLoad = Mass × Gravity", "for every lift of the day.")
+    assert candidate.text == "Load = Mass × Gravity" and candidate.next_chunk_id is None
+    # A percent sign at the line end is a postfix: the formula ends there, the next heading is not its operand.
+    [candidate] = across("Uptime is computed as:\nUptime = Run / Plan x 100%", "4.2. Downtime")
+    assert candidate.text == "Uptime = Run / Plan x 100%" and candidate.next_chunk_id is None

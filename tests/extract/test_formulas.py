@@ -40,3 +40,20 @@ def test_a_linear_form_that_changes_the_layout_is_rejected():
     built = build_formulas("doc", [found(LAYOUT.strip(), r"Q = \frac{dV}{dx} \times 100\%", "Q")],
                            {"doc::0001": chunk(f"Rumus:\n{LAYOUT}\n")})
     assert built.formulas[0].formula_latex is None and built.rejected[0].field == "formula_latex"
+
+
+def test_a_formula_quoted_across_into_the_next_chunk_has_two_pieces_and_no_markup():
+    first = Chunk(chunk_id="doc::0001", seq=1, page=0, page_no=1, text="Rule:\nLoad = Mass ×",
+                  char_start=0, char_end=18)
+    second = Chunk(chunk_id="doc::0002", seq=2, page=1, page_no=2, text="Gravity\nEnd.", char_start=19, char_end=31)
+    chunks = {"doc::0001": first, "doc::0002": second}
+    formula, = build_formulas("doc", [found("Load = Mass × Gravity", "Load = Mass \\times Gravity", "Load")],
+                              chunks).formulas
+    assert [p.span for p in formula.provenance.pieces] == ["Load = Mass ×", "Gravity"]
+    assert [p.page_no for p in formula.provenance.pieces] == [1, 2]
+    assert formula.formula_latex == "Load = Mass \\times Gravity"
+    assert formula.latex_verification == "unverified_no_markup"
+    built = build_formulas("doc", [found("Load = Mass × Gravity", "Load = Mass \\times Speed", "Load")], chunks)
+    assert built.formulas[0].formula_latex is None and [r.field for r in built.rejected] == ["formula_latex"]
+    # A span that is in neither chunk nor across their join is refused.
+    assert build_formulas("doc", [found("Load = Mass × End", None, "Load")], chunks).formulas == []

@@ -46,3 +46,19 @@ def test_a_piece_that_leaves_a_gap_inside_its_chunk_is_refused():
 def test_a_span_that_is_not_its_pieces_joined_by_one_space_is_refused():
     problems = _problems(_glossary([("c0", FIRST), ("c1", SECOND)], span=f"{FIRST}\n{SECOND}"))
     assert problems[0] == ("provenance.pieces", "span is not its pieces joined by one space")
+
+
+def _formula(latex: str) -> stored.StoredDocument:
+    chunks = {"f0": stored.ChunkText("Rate:\nLoad = Mass ×", None), "f1": stored.ChunkText("Gravity\nEnd.", None)}
+    pieces = [("f0", "Load = Mass ×"), ("f1", "Gravity")]
+    provenance = {
+        "doc_id": "d", "span": "Load = Mass × Gravity", "page": 0, "page_no": 1, "section_no": None,
+        "chunk_id": "f0", "pieces": [{"page": 0, "page_no": 1, "chunk_id": c, "span": t} for c, t in pieces],
+    }
+    row = {"formula_id": "f", "name": "Load", "formula_latex": latex, "provenance": provenance}
+    return stored.StoredDocument("d", "formulas", [row], chunks, {}, set())
+
+
+def test_a_formula_across_the_join_is_checked_as_a_transcription_of_the_joined_text():
+    assert [p for p in _problems(_formula("Load = Mass \\times Gravity")) if p[0] == "formula_latex"] == []
+    assert ("formula_latex", "not verbatim in its provenance chunk") in _problems(_formula("Load = Mass \\times Speed"))

@@ -119,7 +119,8 @@ class Store:
         """The connection, after the waiters ahead of this one (the module docstring): the
         queue's lock is held only while waiting for the file, never while using it."""
         wait = _Wait(self.path, time.monotonic())
-        queue = os.open(f"{self.path}.queue", os.O_RDWR | os.O_CREAT, 0o644)
+        # Made as DuckDB makes its file: the umask decides who may open it.
+        queue = os.open(f"{self.path}.queue", os.O_RDWR | os.O_CREAT, 0o666)
         try:
             delay = 0.01
             while True:

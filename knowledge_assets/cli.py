@@ -90,8 +90,9 @@ def _document_states(doc_ids: list[str]) -> dict[str, tuple[str, str | None]]:
 
 
 def _in_one_connection(command):
-    """The command keeps one connection to the store from start to end (Store.session), the
-    Dagster runs it launches in this process included."""
+    """The command keeps one connection to the store (Store.session), the Dagster runs it
+    launches in this process included, released while a stage asks the model
+    (Store.released): a second command or a review page waits seconds, not a run's length."""
 
     @functools.wraps(command)
     def run(args: argparse.Namespace) -> int:

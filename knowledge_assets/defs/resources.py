@@ -16,12 +16,13 @@ class KnowledgeStore(dg.ConfigurableResource):
     else `knowledge.duckdb` in the project's home (`KNOWLEDGE_HOME`, default `.knowledge/` at
     the project root), the folder that also holds the Dagster instance.
 
-    A run keeps one connection to the file from start to end (`Store.session`): opening it
-    costs tens of milliseconds and a document run does some seventy store operations. The file
-    is locked for the run's length meanwhile; another process waits it out up to its lock
-    timeout (180 s), so where several long model runs write to one file at once,
-    `hold_connection: false` goes back to one connection per operation. Sensor and schedule
-    ticks (no run) keep one connection per operation, so a tick never waits on its own lock.
+    A run keeps one connection to the file (`Store.session`): opening it costs tens of
+    milliseconds and a document run does some seventy store operations. The session is
+    released while a stage asks the model (`Store.released`, in the extractor), so the file is
+    locked only for a stage's reads and writes and its model-free compute: another run or a
+    review page waits seconds, not the run's length. `hold_connection: false` goes back to
+    one connection per operation. Sensor and schedule ticks (no run) keep one connection per
+    operation, so a tick never waits on its own lock.
     """
 
     database: str = ""

@@ -3,7 +3,9 @@
 Requests run on a bounded thread pool (a 70-call document must not take 70 round trips of
 wall time), answers come back in request order, each with its CallUsage. Cached answers are
 replayed without a request, marked `cache_hit` with zero tokens. All store access happens on
-the calling thread; worker threads only talk to the model.
+the calling thread; worker threads only talk to the model. While the model is asked, the
+store's session is released (`Store.released`): another run or a review page may use the file,
+and each answer stored meanwhile opens it for that write only.
 
 An answer cut off at the output limit (`finish_reason: length`) is never dropped whole: the
 request is asked again as its two halves (terms, or chunks), down to MAX_SPLIT_DEPTH halvings,
@@ -18,6 +20,7 @@ answered: a terminal shows a stage's calls done of total and an ETA (nothing whe
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 from collections.abc import Sequence
@@ -123,10 +126,12 @@ class Backend(Protocol):
 
 
 class Extractor:
-    def __init__(self, backend: Backend, *, cache: ResponseCache | None = None, max_concurrency: int = 8):
+    def __init__(self, backend: Backend, *, cache: ResponseCache | None = None, max_concurrency: int = 8,
+                 store: Store | None = None):
         self.backend = backend
         self.cache = cache
         self.max_concurrency = max_concurrency
+        self.store = store if store is not None else cache.store if cache is not None else None
 
     @classmethod
     def from_settings(cls, settings: LLMSettings, store: Store | None = None,
@@ -139,7 +144,7 @@ class Extractor:
         else:
             backend = OfflineBackend(settings.tier)
         cache = ResponseCache(store) if store is not None and settings.use_cache else None
-        return cls(backend, cache=cache, max_concurrency=settings.max_concurrency)
+        return cls(backend, cache=cache, max_concurrency=settings.max_concurrency, store=store)
 
     @overload
     def run(self, requests: Sequence[GlossaryRequest]) -> list[CallResult[GlossaryResponse]]: ...
@@ -160,7 +165,8 @@ class Extractor:
         calls = [self._call(request, depth=0) for request in requests]
         pending = self._from_cache(calls)
         if pending:
-            self._ask(pending)
+            with self.store.released() if self.store is not None else contextlib.nullcontext():
+                self._ask(pending)
         return [result for call in calls for result in call.results()]
 
     def _call(self, request: ExtractionRequest, depth: int) -> _Call:

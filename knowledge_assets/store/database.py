@@ -1,6 +1,14 @@
 """The DuckDB file: connections that wait out another process's lock, and per-document writes
 that replace a partition's rows in one transaction, each table's rows in one batched insert.
 
+DuckDB lets one process at a time open a file. A process holds it only as long as a read or a
+write takes (a session's connection is released around model calls, `Store.released`), so a
+second run or a review page waits seconds, not a run's length. Processes waiting for the file
+queue on a lock file beside it (`<file>.queue`, an advisory `flock`): only the queue's head
+polls the database, so a stream of short readers (review pages polling) cannot keep a writer
+waiting, each waiter getting the file after the ones ahead of it. A wait longer than
+`WAIT_NOTICE_S` says once on stderr what it waits for and which process holds the file.
+
 dagster-duckdb's resource retries only the connect and its IO manager inserts by column
 position without a transaction, and neither is usable without Dagster (the CLI and the tests
 write too), so this module is our own.
@@ -8,8 +16,12 @@ write too), so this module is our own.
 
 from __future__ import annotations
 
+import fcntl
 import json
+import os
 import random
+import re
+import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -22,6 +34,10 @@ from knowledge_assets.errors import KnowledgeError
 from knowledge_assets.store.schema import TABLES, create_statement
 
 _LOCK_MESSAGE = "Could not set lock on file"
+# DuckDB's lock error names the holder: `Conflicting lock is held in /usr/bin/python3 (PID 123)`.
+_HOLDER = re.compile(r"Conflicting lock is held in (.+?\(PID \d+\))")
+# After this long waiting for the file, a command says once what it waits for.
+WAIT_NOTICE_S = 2.0
 # The connection a session keeps, by file: every Store of this process on that file shares it.
 _HELD: dict[Path, duckdb.DuckDBPyConnection] = {}
 
@@ -68,11 +84,29 @@ class Store:
         try:
             yield self
         finally:
-            _HELD.pop(key).close()
+            if (con := _HELD.pop(key, None)) is not None:
+                con.close()
+
+    @contextmanager
+    def released(self) -> Iterator[None]:
+        """Closes the session's connection for the time inside, and opens it again after: a
+        model call (seconds to minutes) never holds the file, which another process may then
+        read or write. Inside, each operation opens the file for itself, as outside a session.
+        Nothing outside a session; a connection taken with `connect()` must not span it."""
+        key = self.path.resolve()
+        con = _HELD.pop(key, None)
+        if con is None:
+            yield
+            return
+        con.close()
+        try:
+            yield
+        finally:
+            _HELD[key] = self._open()
 
     def _open(self) -> duckdb.DuckDBPyConnection:
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        con = self._open_waiting_for_lock()
+        con = self._open_in_turn()
         try:
             if not self._schema_ready:
                 self._ensure_schema(con)
@@ -81,21 +115,41 @@ class Store:
             raise
         return con
 
-    def _open_waiting_for_lock(self) -> duckdb.DuckDBPyConnection:
+    def _open_in_turn(self) -> duckdb.DuckDBPyConnection:
+        """The connection, after the waiters ahead of this one (the module docstring): the
+        queue's lock is held only while waiting for the file, never while using it."""
+        wait = _Wait(self.path, time.monotonic())
+        # Made as DuckDB makes its file: the umask decides who may open it.
+        queue = os.open(f"{self.path}.queue", os.O_RDWR | os.O_CREAT, 0o666)
+        try:
+            delay = 0.01
+            while True:
+                try:
+                    fcntl.flock(queue, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    wait.check(self.lock_timeout_s, _queue_head(queue))
+                    time.sleep(delay * (0.5 + random.random()))
+                    delay = min(delay * 2, 0.05)
+            os.ftruncate(queue, 0)
+            os.pwrite(queue, str(os.getpid()).encode(), 0)
+            return self._open_waiting_for_lock(wait)
+        finally:
+            os.close(queue)  # releases the queue's lock
+
+    def _open_waiting_for_lock(self, wait: _Wait) -> duckdb.DuckDBPyConnection:
         # DuckDB allows one writing process per file; another process's lock is waited out
-        # with exponential back-off and jitter rather than failing the run.
-        deadline = time.monotonic() + self.lock_timeout_s
-        delay = 0.02
+        # with short back-off and jitter (only the queue's head polls) rather than failing.
+        delay = 0.01
         while True:
             try:
                 return duckdb.connect(str(self.path))
             except duckdb.IOException as exc:
-                if _LOCK_MESSAGE not in str(exc) or time.monotonic() > deadline:
-                    raise StoreError(
-                        f"{self.path}: cannot open the store ({exc}); another process may hold it"
-                    ) from None
+                if _LOCK_MESSAGE not in str(exc):
+                    raise StoreError(f"{self.path}: cannot open the store ({exc})") from None
+                wait.check(self.lock_timeout_s, _holder(str(exc)), exc)
                 time.sleep(delay * (0.5 + random.random()))
-                delay = min(delay * 2, 1.0)
+                delay = min(delay * 2, 0.1)
 
     def _ensure_schema(self, con: duckdb.DuckDBPyConnection) -> None:
         for table in TABLES:
@@ -161,6 +215,35 @@ class Store:
             cursor = con.execute(sql, params or [])
             names = [d[0] for d in cursor.description]
             return [dict(zip(names, row)) for row in cursor.fetchall()]
+
+
+class _Wait:
+    """One open's wait for the file: its deadline, and the notice it gives once."""
+
+    def __init__(self, path: Path, started: float):
+        self.path, self.started, self.noticed = path, started, False
+
+    def check(self, timeout_s: float, holder: str, cause: Exception | None = None) -> None:
+        waited = time.monotonic() - self.started
+        if waited > timeout_s:
+            detail = f" ({cause})" if cause is not None else f" ({holder})"
+            raise StoreError(f"{self.path}: cannot open the store{detail}; another process may hold it "
+                             f"(waited {waited:.0f}s)")
+        if not self.noticed and waited >= WAIT_NOTICE_S:
+            self.noticed = True
+            print(f"waiting for the store {self.path}, {holder} (waiting up to {timeout_s:.0f}s)",
+                  file=sys.stderr, flush=True)
+
+
+def _holder(error: str) -> str:
+    found = _HOLDER.search(error)
+    return f"held by {found[1] if found else 'another process'}"
+
+
+def _queue_head(queue: int) -> str:
+    """The process ahead in the queue, by the PID it wrote into the queue file."""
+    pid = os.pread(queue, 32, 0).decode(errors="replace").strip()
+    return f"queued behind PID {pid}, which waits for it too" if pid.isdigit() else "queued behind another waiter"
 
 
 def _is_nested(sql_type: str) -> bool:

@@ -4,6 +4,7 @@ import json
 import subprocess
 import sys
 import textwrap
+import time
 from datetime import datetime
 
 import duckdb
@@ -264,3 +265,53 @@ def test_a_column_whose_type_changed_otherwise_is_refused_naming_both_types(tmp_
     con.close()
     with pytest.raises(StoreError, match=r"column glossary\.provenance is STRUCT\(doc_id VARCHAR, span INTEGER\)"):
         Store(path).fetch("SELECT 1")
+
+
+HOLDER = ("import duckdb, sys, time; c = duckdb.connect(sys.argv[1]); print('held', flush=True); "
+          "time.sleep(float(sys.argv[2]))")
+WAITER = textwrap.dedent(
+    """
+    import sys, time
+    from knowledge_assets.store.database import Store
+    Store(sys.argv[1]).fetch("SELECT 1")
+    print(time.monotonic(), flush=True)
+    """
+)
+
+
+def test_a_command_that_waits_says_once_which_process_holds_the_store(tmp_path):
+    db = tmp_path / "waited.duckdb"
+    Store(db).fetch("SELECT 1")
+    holder = subprocess.Popen([sys.executable, "-c", HOLDER, str(db), "5"], stdout=subprocess.PIPE, text=True)
+    assert holder.stdout.readline().strip() == "held"
+    waiter = subprocess.run([sys.executable, "-c", WAITER, str(db)], cwd=PROJECT_ROOT, capture_output=True,
+                            text=True, timeout=120)
+    holder.wait(timeout=30)
+    assert waiter.returncode == 0, waiter.stderr
+    lines = waiter.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"waiting for the store {db}, held by "), lines
+    assert f"(PID {holder.pid})" in lines[0]
+
+
+def test_readers_that_come_after_a_waiting_writer_get_the_store_after_it(tmp_path):
+    db = tmp_path / "queued.duckdb"
+    Store(db).fetch("SELECT 1")
+    holder = subprocess.Popen([sys.executable, "-c", HOLDER, str(db), "2"], stdout=subprocess.PIPE, text=True)
+    assert holder.stdout.readline().strip() == "held"
+
+    def waiter():
+        return subprocess.Popen([sys.executable, "-c", WAITER, str(db)], cwd=PROJECT_ROOT,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+    writer = waiter()
+    queue = tmp_path / "queued.duckdb.queue"
+    while not (queue.exists() and _queued(queue, writer.pid)):  # the writer waits at the head
+        time.sleep(0.05)
+    readers = [waiter() for _ in range(4)]
+    opened = [float(process.communicate(timeout=120)[0]) for process in (writer, *readers)]
+    holder.wait(timeout=30)
+    assert opened[0] < min(opened[1:])
+
+
+def _queued(queue, pid: int) -> bool:
+    return queue.read_text(encoding="utf-8").strip() == str(pid)

@@ -11,8 +11,8 @@ import pytest
 
 from knowledge_assets.ingest.documents import identify
 from knowledge_assets.ingest.parse import parse_document
-from knowledge_assets.store.database import Store, StoreError
 from knowledge_assets.store import parsed as parsed_rows
+from knowledge_assets.store.database import Store, StoreError
 from knowledge_assets.store.parsed import load_chunks, load_parsed, write_parsed
 from knowledge_assets.store.schema import TABLES
 from tests.conftest import PROJECT_ROOT, SAMPLE_MARKDOWN

@@ -72,7 +72,7 @@ from knowledge_assets.store.knowledge import (
     write_branch,
     write_review_queue,
 )
-from knowledge_assets.store.parsed import load_parsed
+from knowledge_assets.store.parsed import load_chunks
 from knowledge_assets.terms.clusters import TermCluster
 from knowledge_assets.terms.store import clustered_mentions, load_clusters
 from knowledge_assets.verify.spans import normalise
@@ -87,11 +87,13 @@ class StageResult:
     preview: list[dict] = field(default_factory=list)
 
 
-def _parsed(store: Store, doc_id: str) -> c.ParsedDocument:
-    parsed = load_parsed(store, doc_id)
-    if parsed is None:
+def _parsed_chunks(store: Store, doc_id: str) -> list[c.Chunk]:
+    """The document's chunks without its page text, which no stage reads (a text file's one
+    page is the whole file, held again beside the chunks' own copy)."""
+    chunks = load_chunks(store, doc_id)
+    if chunks is None:
         raise MissingUpstream.parsed_document(doc_id)
-    return parsed
+    return chunks
 
 
 def term_index(clusters: Sequence[TermCluster]) -> TermIndex:
@@ -127,12 +129,12 @@ def _marks(kept: Kept, earlier: EarlierResult, run_id: str) -> list[KeptRow]:
 
 
 def run_formulas(store: Store, extractor: Extractor, doc_id: str, run_id: str) -> StageResult:
-    parsed = _parsed(store, doc_id)
+    parsed_chunks = _parsed_chunks(store, doc_id)
     clusters = load_clusters(store, doc_id)
     earlier = earlier_result(store, FORMULA, doc_id)
 
-    chunks = {ch.chunk_id: ch for ch in parsed.chunks}
-    source = _source_chunks(parsed.chunks)
+    chunks = {ch.chunk_id: ch for ch in parsed_chunks}
+    source = _source_chunks(parsed_chunks)
     results = extractor.run(list(candidate_requests(FormulaRequest, source, find_formulas(source))))
     built = build_formulas(doc_id, [f for answer in _answers(results) for f in answer.formulas], chunks)
     kept = keep_by_chunk(built.formulas, earlier, unanswered_keys(results), chunks, FORMULA.id_field)
@@ -181,7 +183,7 @@ def _answers_by_term(results: Sequence[CallResult]) -> dict[str, object]:
 
 
 def run_glossary(store: Store, extractor: Extractor, doc_id: str, run_id: str) -> StageResult:
-    parsed = _parsed(store, doc_id)
+    parsed_chunks = _parsed_chunks(store, doc_id)
     clusters = load_clusters(store, doc_id)
     mentions = [ClusteredMention(*mention) for mention in clustered_mentions(store, doc_id)]
     formulas = load_branch(store, FORMULA, doc_id)
@@ -190,12 +192,12 @@ def run_glossary(store: Store, extractor: Extractor, doc_id: str, run_id: str) -
     prompt_hash = load_prompt(GLOSSARY.name).sha256
 
     index = term_index(clusters)
-    headings = defining_headings(parsed.chunks, index)
-    definitions = definitions_by_term(clusters, find_definitions(_source_chunks(parsed.chunks)))
-    evidence = evidence_chunks(clusters, parsed.chunks, mentions, headings, definitions)
+    headings = defining_headings(parsed_chunks, index)
+    definitions = definitions_by_term(clusters, find_definitions(_source_chunks(parsed_chunks)))
+    evidence = evidence_chunks(clusters, parsed_chunks, mentions, headings, definitions)
     results = extractor.run(glossary_requests(clusters, evidence, definitions))
     built = build_glossary(doc_id, clusters, evidence, headings, _answers_by_term(results))
-    kept = keep_terms(built.entries, earlier, unanswered_keys(results), {ch.chunk_id: ch for ch in parsed.chunks})
+    kept = keep_terms(built.entries, earlier, unanswered_keys(results), {ch.chunk_id: ch for ch in parsed_chunks})
     rejected = [*built.rejected, *kept_rejections(earlier, [e for e in kept.entities if e.term_id in kept.ids])]
     entries = link_glossary(kept.entities, formulas, index)
     entries = diff_glossary(entries, previous, _same_term_variants(entries))
@@ -227,13 +229,13 @@ def run_glossary(store: Store, extractor: Extractor, doc_id: str, run_id: str) -
 
 
 def run_rules(store: Store, extractor: Extractor, doc_id: str, run_id: str) -> StageResult:
-    parsed = _parsed(store, doc_id)
+    parsed_chunks = _parsed_chunks(store, doc_id)
     clusters = load_clusters(store, doc_id)
     formulas = load_branch(store, FORMULA, doc_id)
     earlier = earlier_result(store, RULE, doc_id)
 
-    chunks = {ch.chunk_id: ch for ch in parsed.chunks}
-    source = _source_chunks(parsed.chunks)
+    chunks = {ch.chunk_id: ch for ch in parsed_chunks}
+    source = _source_chunks(parsed_chunks)
     results = extractor.run(list(candidate_requests(RuleRequest, source, find_rules(source))))
     built = build_rules(doc_id, [r for answer in _answers(results) for r in answer.rules], chunks)
     kept = keep_by_chunk(built.rules, earlier, unanswered_keys(results), chunks, RULE.id_field)
@@ -257,17 +259,17 @@ def run_rules(store: Store, extractor: Extractor, doc_id: str, run_id: str) -> S
 
 
 def run_domain_context(store: Store, extractor: Extractor, doc_id: str, run_id: str) -> StageResult:
-    parsed = _parsed(store, doc_id)
+    parsed_chunks = _parsed_chunks(store, doc_id)
     clusters = load_clusters(store, doc_id)
     glossary = load_branch(store, GLOSSARY, doc_id)
     formulas = load_branch(store, FORMULA, doc_id)
     rules = load_branch(store, RULE, doc_id)
     earlier = earlier_result(store, DOMAIN_CONTEXT, doc_id)
 
-    request = domain_request(parsed.chunks)
+    request = domain_request(parsed_chunks)
     results = extractor.run([request])
-    built = build_domain(doc_id, parsed.chunks, results[0].answer)
-    kept = keep_domain(built.domain, earlier, results[0].ok, {ch.chunk_id: ch for ch in parsed.chunks})
+    built = build_domain(doc_id, parsed_chunks, results[0].answer)
+    kept = keep_domain(built.domain, earlier, results[0].ok, {ch.chunk_id: ch for ch in parsed_chunks})
     domain = complete_domain(link_domain(kept.entities[0], term_index(clusters)), glossary, formulas, rules)
 
     usage = usage_rows(results, doc_id=doc_id, run_id=run_id)

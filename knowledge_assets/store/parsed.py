@@ -1,13 +1,24 @@
-"""Writes a ParsedDocument as the partition's rows and reads it back for later stages."""
+"""Writes a ParsedDocument as the partition's rows and reads it back for later stages.
+
+Rows are read back straight into their models a batch at a time, without a list of every
+row as a dict beside them; the extraction stages read the chunks alone (`load_chunks`), not
+the page text, which for a text file is the whole file again."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime, timezone
+from typing import TypeVar
 
 from knowledge_assets.contracts import Chunk, ParsedDocument, ParsedPage
 from knowledge_assets.store.database import Store
 
 PARSED_TABLES = ("parsed_documents", "parsed_pages", "parsed_chunks")
+
+_Model = TypeVar("_Model")
+_BATCH_ROWS = 2_000
+_PAGES_SQL = "SELECT * EXCLUDE (doc_id) FROM parsed_pages WHERE doc_id = ? ORDER BY page"
+_CHUNKS_SQL = "SELECT * EXCLUDE (doc_id) FROM parsed_chunks WHERE doc_id = ? ORDER BY seq"
 
 
 def write_parsed(store: Store, parsed: ParsedDocument) -> None:
@@ -23,17 +34,37 @@ def write_parsed(store: Store, parsed: ParsedDocument) -> None:
     )
 
 
+def _models(store: Store, sql: str, doc_id: str, model: Callable[..., _Model]) -> list[_Model]:
+    """Each row of `sql` as a model, fetched `_BATCH_ROWS` at a time."""
+    with store.connect() as con:
+        cursor = con.execute(sql, [doc_id])
+        names = [d[0] for d in cursor.description]
+        models = []
+        while batch := cursor.fetchmany(_BATCH_ROWS):
+            models.extend(model(**dict(zip(names, row))) for row in batch)
+        return models
+
+
+def _is_parsed(store: Store, doc_id: str) -> bool:
+    return bool(store.fetch("SELECT 1 FROM parsed_documents WHERE doc_id = ?", [doc_id]))
+
+
+def load_chunks(store: Store, doc_id: str) -> list[Chunk] | None:
+    """The document's chunks in order, or None when it has not been parsed."""
+    if not _is_parsed(store, doc_id):
+        return None
+    return _models(store, _CHUNKS_SQL, doc_id, Chunk)
+
+
 def load_parsed(store: Store, doc_id: str) -> ParsedDocument | None:
     headers = store.fetch("SELECT * FROM parsed_documents WHERE doc_id = ?", [doc_id])
     if not headers:
         return None
     header = {k: v for k, v in headers[0].items() if k not in ("chunk_count", "parsed_at")}
-    pages = store.fetch("SELECT * EXCLUDE (doc_id) FROM parsed_pages WHERE doc_id = ? ORDER BY page", [doc_id])
-    chunks = store.fetch("SELECT * EXCLUDE (doc_id) FROM parsed_chunks WHERE doc_id = ? ORDER BY seq", [doc_id])
     return ParsedDocument(
         **header,
-        pages=[ParsedPage(**p) for p in pages],
-        chunks=[Chunk(**c) for c in chunks],
+        pages=_models(store, _PAGES_SQL, doc_id, ParsedPage),
+        chunks=_models(store, _CHUNKS_SQL, doc_id, Chunk),
     )
 
 

@@ -7,6 +7,7 @@ document uses them, not by how often a pattern happened to fire.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal, get_args
@@ -32,7 +33,9 @@ _KIND_PRIORITY: tuple[MentionKind, ...] = get_args(MentionKind)
 _KIND_RANK: dict[MentionKind, int] = {kind: rank for rank, kind in enumerate(_KIND_PRIORITY)}
 
 
-@dataclass(frozen=True)
+# Slotted, and each surface interned: a long document holds millions of mentions of a few
+# thousand surfaces, and a mention's own dict and copy of its surface were most of its size.
+@dataclass(frozen=True, slots=True)
 class Mention:
     chunk_id: str
     start: int
@@ -44,7 +47,7 @@ class Mention:
 
     @classmethod
     def at(cls, chunk: Chunk, start: int, end: int, kind: MentionKind) -> Mention:
-        return cls(chunk.chunk_id, start, end, chunk.text[start:end], kind)
+        return cls(chunk.chunk_id, start, end, sys.intern(chunk.text[start:end]), kind)
 
     @classmethod
     def over(cls, chunk: Chunk, words: list[Token], kind: MentionKind) -> Mention:

@@ -12,8 +12,9 @@ import pytest
 
 from knowledge_assets.ingest.documents import identify
 from knowledge_assets.ingest.parse import parse_document
+from knowledge_assets.store import parsed as parsed_rows
 from knowledge_assets.store.database import Store, StoreError
-from knowledge_assets.store.parsed import load_parsed, write_parsed
+from knowledge_assets.store.parsed import load_chunks, load_parsed, write_parsed
 from knowledge_assets.store.schema import TABLES
 from tests.conftest import PROJECT_ROOT, SAMPLE_MARKDOWN
 
@@ -48,6 +49,16 @@ def test_parsed_document_round_trips_with_real_list_columns(store):
     parsed = parse_document(identify(SAMPLE_MARKDOWN))
     write_parsed(store, parsed)
     assert load_parsed(store, parsed.doc_id) == parsed
+
+
+def test_chunks_read_alone_and_across_batches_are_the_documents_chunks_in_order(store, monkeypatch):
+    parsed = parse_document(identify(SAMPLE_MARKDOWN))
+    write_parsed(store, parsed)
+    monkeypatch.setattr(parsed_rows, "_BATCH_ROWS", 2)  # the sample's chunks span several fetches
+    assert len(parsed.chunks) > 2
+    assert load_chunks(store, parsed.doc_id) == parsed.chunks
+    assert load_parsed(store, parsed.doc_id) == parsed
+    assert load_chunks(store, "never-parsed") is None
     rows = store.fetch(
         "SELECT heading_path[len(heading_path)] AS last FROM parsed_chunks WHERE doc_id = ? AND section_no = '3.2'",
         [parsed.doc_id],

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from knowledge_assets.contracts import Chunk, Provenance, SpanPiece
-from knowledge_assets.crossing import JOIN, joined, runs_on
+from knowledge_assets.crossing import JOIN, continues, joined
 from knowledge_assets.verify.instructions import instruction_cue, passage_cue
 from knowledge_assets.verify.spans import crossing_pieces, is_verbatim
 
@@ -19,11 +19,11 @@ def chunk_provenance(doc_id: str, chunk: Chunk, span: str) -> Provenance:
 
 def following_chunks(chunks: Iterable[Chunk]) -> dict[str, Chunk]:
     """chunk_id -> the chunk that follows it in reading order, of those among `chunks`, where
-    the text runs on into it (`crossing.runs_on`): only there may a value cross, so nothing is
+    the text goes on into it (`crossing.continues`): only there may a value cross, so nothing is
     stitched over a sentence end, a heading or the furniture after a finished sentence."""
     by_seq = {chunk.seq: chunk for chunk in chunks}
     return {chunk.chunk_id: by_seq[seq + 1] for seq, chunk in by_seq.items()
-            if seq + 1 in by_seq and runs_on(chunk.text, by_seq[seq + 1].text)}
+            if seq + 1 in by_seq and continues(chunk.text, by_seq[seq + 1].text)}
 
 
 def boundary_texts(chunks: Iterable[Chunk]) -> list[str]:

@@ -21,7 +21,7 @@ import unicodedata
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
 
-from knowledge_assets.crossing import JOIN, joined, pieces, runs_on
+from knowledge_assets.crossing import JOIN, continues, joined, pieces
 
 _LINE_BREAK_HYPHEN = re.compile(r"(?<=[^\W\d_])-[ \t]*\r?\n\s*(?=[^\W\d_])")
 
@@ -126,7 +126,7 @@ def pieces_problem(span: str, chunk_id: str | None, spans: Sequence[tuple[str, s
         return "names a chunk that is not a chunk of the document"
     if not ids or ids[0] != chunk_id or any(seq[b] != seq[a] + 1 for a, b in zip(ids, ids[1:])):
         return "pieces are not in consecutive chunks from the provenance chunk"
-    if any(not runs_on(texts[a], texts[b]) for a, b in zip(ids, ids[1:])):
+    if any(not continues(texts[a], texts[b]) for a, b in zip(ids, ids[1:])):
         return "the text does not run on across the chunks' join"
     if span != JOIN.join(text for _, text in spans):
         return "span is not its pieces joined by one space"

@@ -23,7 +23,7 @@ from pydantic import TypeAdapter, ValidationError
 from knowledge_assets import branches, ids
 from knowledge_assets import contracts as c
 from knowledge_assets.branches import BranchSpec, BranchTable
-from knowledge_assets.crossing import joined, runs_on
+from knowledge_assets.crossing import continues, joined
 from knowledge_assets.store import knowledge
 from knowledge_assets.store.database import Store
 from knowledge_assets.verify.latex import is_transcription
@@ -72,7 +72,7 @@ class StoredDocument:
         order = list(self.chunks)
         pairs = zip(order, order[1:]) if chunk_ids is None else zip(chunk_ids, chunk_ids[1:])
         return [ChunkText(joined(self.chunks[a].text, self.chunks[b].text), None) for a, b in pairs
-                if runs_on(self.chunks[a].text, self.chunks[b].text)]
+                if continues(self.chunks[a].text, self.chunks[b].text)]
 
     def pieces_problem(self, provenance: Row) -> str | None:
         """What is wrong with a crossing span's pieces, None when nothing is (`spans.pieces_problem`)."""

@@ -113,8 +113,9 @@ def test_the_knowledge_asset_graph_shows_each_asset_with_checks_passed_and_parti
         assert asset in text
     assert "parsed_chunks" in text and "term_clusters" in text  # upstream, drawn as links to their groups
     # Blocking + dangle checks; domain_context also warns on a document that yields nothing, and
-    # review_queue blocks on assets derived from different revisions.
-    assert (text.count("3 / 3 Passed"), text.count("4 / 4 Passed"), text.count("5 / 5 Passed")) == (1, 3, 1)
+    # review_queue blocks on assets derived from different revisions. The one-page Markdown
+    # sample has no yield to judge: its document_yield is skipped (D60), so 4 of 5 passed.
+    assert (text.count("3 / 3 Passed"), text.count("4 / 4 Passed"), text.count("4 / 5 Passed")) == (1, 3, 1)
     assert text.count("2 partitions") == len(knowledge) and "100% filled" in text
 
 

@@ -79,9 +79,11 @@ def _as_server_user() -> list[str]:
         pwd.getpwnam(SERVER_USER)
     except KeyError as exc:
         raise PostgresUnavailable(f"running as root and there is no {SERVER_USER!r} user to run the server") from exc
-    if shutil.which("runuser") is None:
+    # runuser lives in sbin, which a root shell with a minimal PATH (/usr/bin:/bin) does not search.
+    runuser = shutil.which("runuser") or shutil.which("runuser", path="/usr/sbin:/sbin")
+    if runuser is None:
         raise PostgresUnavailable("running as root and runuser is absent")
-    return ["runuser", "-u", SERVER_USER, "--"]
+    return [runuser, "-u", SERVER_USER, "--"]
 
 
 def _free_port() -> int:

@@ -4,17 +4,11 @@ provenance names both pages, the where sentence's meanings are read whole, and t
 checks (which block the run) pass on the pieces. A formula that ends on its page is not joined
 to the text the next page opens with."""
 
-import dagster as dg
 import pytest
 
-from knowledge_assets import contracts as c
 from knowledge_assets.branches import FORMULA
-from knowledge_assets.defs.launch import materialize_document
-from knowledge_assets.ingest.documents import identify
-from knowledge_assets.store.database import Store
 from knowledge_assets.store.knowledge import load_branch
-from knowledge_assets.store.registry import register
-from tests.documents import write_pdf
+from tests.support.crossing import piece_pages, run_pdf
 
 PAGES = [
     ["LINE PERFORMANCE GUIDE", "Section 3. Effectiveness",
@@ -35,31 +29,17 @@ PAGES = [
 ]
 
 
-def _run(root, env: pytest.MonkeyPatch):
-    store = Store(root / "knowledge.duckdb")
-    env.setenv("KNOWLEDGE_DB", str(store.path))
-    (root / "dagster").mkdir()
-    with dg.instance_for_test(temp_dir=str(root / "dagster")) as instance:
-        doc_id = register(store, identify(write_pdf(root / "line.pdf", PAGES))).source.doc_id
-        outcome = materialize_document(instance, doc_id)
-    return store, doc_id, outcome
-
-
-def _pages(provenance: c.Provenance) -> list[int]:
-    return [piece.page_no for piece in provenance.pieces or []]
-
-
 def test_offline_a_formula_and_its_where_sentence_cut_by_a_page_break_are_found_whole(tmp_path):
     with pytest.MonkeyPatch.context() as env:
         env.setenv("KNOWLEDGE_LLM_BACKEND", "offline")
-        store, doc_id, outcome = _run(tmp_path, env)
+        store, doc_id, outcome = run_pdf(tmp_path, env, "line.pdf", PAGES)
     assert outcome.success  # the stored checks block the run: they pass on the pieces
     formulas = {f.name: f for f in load_branch(store, FORMULA, doc_id)}
 
     oee = formulas["OEE"]
     assert oee.formula_latex == "OEE = Availability × Performance × Quality"
     assert oee.latex_verification == "unverified_no_markup"
-    assert _pages(oee.provenance) == [1, 2] and oee.provenance.page_no == 1
+    assert piece_pages(oee.provenance) == [1, 2] and oee.provenance.page_no == 1
     first, second = oee.provenance.pieces
     assert first.span == "OEE = Availability × Performance ×" and second.span == "Quality"
     assert oee.provenance.span == f"{first.span} {second.span}"

@@ -5,17 +5,12 @@ stored checks (which block the run) pass on the pieces."""
 
 import re
 
-import dagster as dg
 import pytest
 
-from knowledge_assets import contracts as c
 from knowledge_assets.branches import GLOSSARY, RULE
-from knowledge_assets.defs.launch import materialize_document
-from knowledge_assets.ingest.documents import identify
 from knowledge_assets.store.database import Store
 from knowledge_assets.store.knowledge import load_branch
-from knowledge_assets.store.registry import register
-from tests.documents import write_pdf
+from tests.support.crossing import piece_pages, run_pdf
 from tests.support.openai_server import OpenAIServer, prompt_text, schema_title
 
 PAGES = [
@@ -40,30 +35,16 @@ RULE_TEXT = ("Apabila dosis seorang pekerja melampaui batas yang ditetapkan, mak
              "dipindahkan dari Zona Pengawasan.")
 
 
-def _run(root, env: pytest.MonkeyPatch):
-    store = Store(root / "knowledge.duckdb")
-    env.setenv("KNOWLEDGE_DB", str(store.path))
-    (root / "dagster").mkdir()
-    with dg.instance_for_test(temp_dir=str(root / "dagster")) as instance:
-        doc_id = register(store, identify(write_pdf(root / "zona.pdf", PAGES))).source.doc_id
-        outcome = materialize_document(instance, doc_id)
-    return store, doc_id, outcome
-
-
-def _pages(provenance: c.Provenance) -> list[int]:
-    return [piece.page_no for piece in provenance.pieces or []]
-
-
 def _assert_found_whole(store: Store, doc_id: str) -> None:
     [entry] = [e for e in load_branch(store, GLOSSARY, doc_id) if e.term == "Zona Pengawasan"]
     assert " ".join(entry.definition.split()) == DEFINITION
-    assert _pages(entry.provenance) == [1, 2] and entry.provenance.page_no == 1
+    assert piece_pages(entry.provenance) == [1, 2] and entry.provenance.page_no == 1
     first, second = entry.provenance.pieces
     assert first.span.endswith("setiap pekerja yang") and second.span == "berada di dalamnya selama jam kerja."
     assert entry.provenance.span == f"{first.span} {second.span}"
     [rule] = [r for r in load_branch(store, RULE, doc_id) if r.condition and "melampaui" in r.condition]
     assert rule.consequence.endswith("harus dipindahkan dari Zona Pengawasan")
-    assert _pages(rule.provenance) == [2, 3]
+    assert piece_pages(rule.provenance) == [2, 3]
     # the offline span ends with the consequence, a model's may take the full stop too
     assert " ".join(rule.provenance.span.split()).rstrip(".") == RULE_TEXT.rstrip(".")
 
@@ -71,7 +52,7 @@ def _assert_found_whole(store: Store, doc_id: str) -> None:
 def test_offline_a_definition_and_a_rule_cut_by_a_page_break_are_found_whole(tmp_path):
     with pytest.MonkeyPatch.context() as env:
         env.setenv("KNOWLEDGE_LLM_BACKEND", "offline")
-        store, doc_id, outcome = _run(tmp_path, env)
+        store, doc_id, outcome = run_pdf(tmp_path, env, "zona.pdf", PAGES)
     assert outcome.success
     _assert_found_whole(store, doc_id)
 
@@ -105,12 +86,12 @@ def model(body: dict) -> dict:
     return {"rules": rules}
 
 
-def test_a_models_quote_of_a_sentence_crossing_a_page_break_is_kept_with_both_pages(tmp_path):
+def test_a_models_quote_of_a_sentence_crossing_a_page_break_is_kept_with_bothpiece_pages(tmp_path):
     with OpenAIServer(model) as server, pytest.MonkeyPatch.context() as env:
         env.setenv("OPENAI_API_KEY", "sk-test-crossing")
         env.setenv("OPENAI_BASE_URL", server.base_url)
         env.setenv("KNOWLEDGE_LLM_MODEL", "loopback-nano")
         env.delenv("KNOWLEDGE_LLM_BACKEND", raising=False)
-        store, doc_id, outcome = _run(tmp_path, env)
+        store, doc_id, outcome = run_pdf(tmp_path, env, "zona.pdf", PAGES)
     assert outcome.success
     _assert_found_whole(store, doc_id)

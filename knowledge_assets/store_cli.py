@@ -48,8 +48,7 @@ def cmd_copy(args: argparse.Namespace) -> int:
         with contextlib.ExitStack() as held:
             source = held.enter_context(Store(source_path).session())
             target = open_target(args.to, source_path)
-            if isinstance(target, Store):
-                held.enter_context(target.session())
+            held.enter_context(target.session())
             print(f"copying {source_path} into {shown}")
             report = copy_store(source, target)
     except KnowledgeError as exc:

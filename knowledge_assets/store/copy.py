@@ -115,7 +115,7 @@ def _copy_document(source: Store, target: Store, doc_id: str, copies: dict[str, 
     for table in tables:
         copied = copies[table]
         read_back = _document_rows(target, table, doc_id)
-        sent, got = _digest(table, rows[table]), _digest(table, read_back)
+        sent, got = rows_digest(table, rows[table]), rows_digest(table, read_back)
         copied.source_rows += len(rows[table])
         copied.target_rows += len(read_back)
         copied.source_digest = (copied.source_digest + sent) % _DIGEST_MODULUS
@@ -129,10 +129,10 @@ def _copy_pages(source: Store, target: Store, copied: TableCopy, page_rows: int)
     for page in _pages(source, copied.table, page_rows):
         target.append(copied.table, [_as_written(copied.table, row) for row in page])
         copied.source_rows += len(page)
-        copied.source_digest = (copied.source_digest + _digest(copied.table, page)) % _DIGEST_MODULUS
+        copied.source_digest = (copied.source_digest + rows_digest(copied.table, page)) % _DIGEST_MODULUS
     for page in _pages(target, copied.table, page_rows):
         copied.target_rows += len(page)
-        copied.target_digest = (copied.target_digest + _digest(copied.table, page)) % _DIGEST_MODULUS
+        copied.target_digest = (copied.target_digest + rows_digest(copied.table, page)) % _DIGEST_MODULUS
 
 
 def _pages(store: Store, table: str, page_rows: int) -> Iterator[list[dict[str, Any]]]:
@@ -168,8 +168,9 @@ def _as_written(table: str, row: dict[str, Any]) -> dict[str, Any]:
             for column, sql_type in TABLES[table].items()}
 
 
-def _digest(table: str, rows: list[dict[str, Any]]) -> int:
-    """The sum of the rows' hashes modulo 2**256 (module docstring)."""
+def rows_digest(table: str, rows: list[dict[str, Any]]) -> int:
+    """The sum of the rows' hashes modulo 2**256 (module docstring): the same for the same rows
+    in any order, whichever backend read them."""
     total = 0
     for row in rows:
         canonical = json.dumps([_canonical(row[column], sql_type) for column, sql_type in TABLES[table].items()],

@@ -11,12 +11,13 @@ import importlib.util
 import json
 import re
 import shutil
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
 
 from knowledge_assets.store.cache import store_answer_once
-from knowledge_assets.store.copy import copy_store
+from knowledge_assets.store.copy import copy_store, rows_digest
 from knowledge_assets.store.database import Store
 from knowledge_assets.store.schema import TABLES
 from tests.conftest import PROJECT_ROOT
@@ -156,3 +157,21 @@ def test_a_copy_through_the_shared_store_holds_every_row_and_export(source, tmp_
     assert copy_store(open_store(url), Store(back)).matches
     assert _rows(Store(back)) == _rows(Store(source))
     assert _exports(tmp_path, back, tmp_path / "from_back") == _exports(tmp_path, source, tmp_path / "from_source")
+
+
+def _review(**changes) -> dict:
+    row = {"review_id": "r1", "doc_id": "doc", "entity_kind": "term", "entity_id": "t_1", "surface": None,
+           "decision": "approved", "edited_payload": None, "reviewer": "alice",
+           "reviewed_at": datetime(2026, 1, 2, 3, 4, 5, 678), "note": None, "fingerprint": "f",
+           "reviewed_content": '{"term": "Uptime", "pages": [1, 2]}'}
+    return {**row, **changes}
+
+
+def test_a_rows_digest_is_the_same_whichever_backend_read_the_rows_and_in_any_order():
+    read_here = [_review(), _review(review_id="r2", note="checked")]
+    read_there = [_review(review_id="r2", note="checked"),
+                  _review(reviewed_content={"pages": [1, 2], "term": "Uptime"},
+                          reviewed_at=datetime(2026, 1, 2, 4, 4, 5, 678, tzinfo=timezone(timedelta(hours=1))))]
+    assert rows_digest("knowledge_reviews", read_here) == rows_digest("knowledge_reviews", read_there)
+    assert rows_digest("knowledge_reviews", read_here) != rows_digest("knowledge_reviews", [_review(), _review()])
+    assert rows_digest("knowledge_reviews", [_review()]) != rows_digest("knowledge_reviews", [_review(note="")])

@@ -175,3 +175,33 @@ def test_a_rows_digest_is_the_same_whichever_backend_read_the_rows_and_in_any_or
     assert rows_digest("knowledge_reviews", read_here) == rows_digest("knowledge_reviews", read_there)
     assert rows_digest("knowledge_reviews", read_here) != rows_digest("knowledge_reviews", [_review(), _review()])
     assert rows_digest("knowledge_reviews", [_review()]) != rows_digest("knowledge_reviews", [_review(note="")])
+
+
+class _WrittenMeanwhile(Store):
+    """A target whose write of the second document is when another process adds a registry
+    row for the first, already copied, to the source: what a shared source allows."""
+
+    def __init__(self, path: Path, source: Store):
+        super().__init__(path)
+        self.source = source
+
+    def replace_partition(self, doc_id, rows_by_table, scope=None, appends=None):
+        if doc_id == STD:
+            row = self.source.fetch("SELECT * FROM documents WHERE doc_id = ?", [KPI])[0]
+            self.source.append("documents", [{**row, "revision": row["revision"] + 1}])
+        super().replace_partition(doc_id, rows_by_table, scope, appends)
+
+
+def test_a_source_written_during_the_copy_fails_the_copy(source, tmp_path):
+    changing = tmp_path / "changing.duckdb"
+    shutil.copy(source, changing)
+    report = copy_store(Store(changing), _WrittenMeanwhile(tmp_path / "target.duckdb", Store(changing)))
+    wrong = [(t.table, t.source_rows, t.source_rows_after) for t in report.tables if not t.matches]
+    assert wrong == [("documents", 2, 3)]
+
+
+def test_a_missing_source_is_one_line_and_creates_nothing(tmp_path):
+    missing = tmp_path / "none" / "knowledge.duckdb"
+    code, out, err = _cli(["store", "copy", "--to", str(tmp_path / "copy.duckdb")], tmp_path, missing)
+    assert code == 1 and len(err.splitlines()) == 1 and "no store to copy" in err, out + err
+    assert not missing.parent.exists() and not (tmp_path / "copy.duckdb").exists()

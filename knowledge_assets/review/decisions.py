@@ -21,6 +21,7 @@ from pydantic import BaseModel, ValidationError
 from knowledge_assets.review.entities import KEY_PARAMETER, MODELS, EntityKey, Reviewable, ReviewError, kind_branch
 from knowledge_assets.review.fingerprint import fingerprint, reviewed_content
 from knowledge_assets.store.database import Store
+from knowledge_assets.store.review import decision_rows
 from knowledge_assets.store.revisions import revision_state
 
 # `withdrawn` undoes a decision that had none before it: the entity is unreviewed again.
@@ -83,8 +84,7 @@ def _review(row: dict[str, Any]) -> Review:
 
 def history(store: Store, doc_id: str) -> list[Review]:
     """Every decision on the document's entities, oldest first."""
-    rows = store.fetch("SELECT * FROM knowledge_reviews WHERE doc_id = ? ORDER BY reviewed_at, review_id", [doc_id])
-    return [_review(row) for row in rows]
+    return [_review(row) for row in decision_rows(store, doc_id)]
 
 
 def latest_decisions(store: Store, doc_id: str) -> dict[EntityKey, Review]:

@@ -18,7 +18,7 @@ from knowledge_assets import contracts as c
 from knowledge_assets.review.entities import EntityKey, require_document
 from knowledge_assets.review.status import ReviewStatus, review_statuses
 from knowledge_assets.store.database import Store
-from knowledge_assets.store.knowledge import KeptRow, kept_marks
+from knowledge_assets.store.knowledge import KeptRow, kept_marks, stored_rows
 
 QueueRows = dict[EntityKey, tuple[int, str]]
 # Entries outside the contract queue (and any a stale queue table lacks) follow in this order.
@@ -47,13 +47,8 @@ class WorkItem:
 
 def queue_rows(store: Store, doc_id: str) -> QueueRows:
     """The contract queue's rank and reason of each entry it holds."""
-    rows = store.fetch(
-        "SELECT rank, row_kind, term_id, domain_id, term, review_reason FROM review_queue "
-        "WHERE doc_id = ? ORDER BY rank",
-        [doc_id],
-    )
     keyed = {}
-    for row in rows:
+    for row in stored_rows(store, "review_queue", doc_id):
         if row["row_kind"] == "key_parameter":
             key = EntityKey("key_parameter", row["domain_id"], row["term"])
         else:

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from knowledge_assets.review.entities import require_document
 from knowledge_assets.review.status import DECIDED, ReviewStatus, review_statuses
-from knowledge_assets.review.worklist import kept_note, kind_order, queue_rows, reason_for, review_order
+from knowledge_assets.review.worklist import WorkItem, kept_note, kind_order, queue_rows, reason_for, review_order
 from knowledge_assets.store.database import Store
 from knowledge_assets.store.knowledge import kept_marks
 from knowledge_assets.store.registry import parsed_registration
@@ -125,6 +125,24 @@ class Progress:
     kind: str | None
     decided: int
     total: int
+
+
+def worklist(store: Store, doc_id: str) -> list[WorkItem]:
+    """The document's pending entries, ranked 1…n in the worklist's order: what `review list` shows."""
+    return pending_work(queue_entries(store, doc_id))
+
+
+def pending_work(entries: list[QueueEntry]) -> list[WorkItem]:
+    """The pending entries of a document's queue (`queue_entries`) as the worklist's items."""
+    items = []
+    for rank, entry in enumerate((e for e in entries if e.status.pending), start=1):
+        status, provenance = entry.status, entry.status.item.provenance
+        items.append(WorkItem(
+            rank=rank, kind=status.key.kind, id=status.key.ref, label=status.item.label, state=status.state,
+            reason=entry.reason, page_no=provenance.page_no, section_no=provenance.section_no, span=provenance.span,
+            kept=entry.kept,
+        ))
+    return items
 
 
 def progress(entries: list[QueueEntry]) -> list[Progress]:

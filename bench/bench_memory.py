@@ -131,7 +131,8 @@ def main() -> None:
                      lambda mb, out: build_long_text(mb, out.with_suffix(".txt")), scratch, project, args.stages)
         if args.only in (None, "pdf"):
             _measure("pdf", "pages", [args.pages // 2, args.pages],
-                     lambda pages, out: build_long_pdf(int(pages), out.with_suffix(".pdf")), scratch, project, args.stages)
+                     lambda pages, out: build_long_pdf(int(pages), out.with_suffix(".pdf")),
+                     scratch, project, args.stages)
 
 
 if __name__ == "__main__":

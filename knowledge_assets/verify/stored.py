@@ -13,6 +13,7 @@ chunks consecutive, each piece in its own chunk and reaching the chunk's edge at
 
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -65,6 +66,9 @@ class StoredDocument:
     chunks: dict[str, ChunkText]  # in reading order
     cluster_canonicals: dict[str, str]  # term_id -> canonical, from term_clusters
     glossary_term_ids: set[str]
+    # term_id -> its glossary entry's provenance chunk, for the review queue's rows (copied from
+    # those entries): where a queue text is looked for before the whole document is.
+    term_chunks: dict[str, str | None] = dataclasses.field(default_factory=dict)
 
     def boundaries(self, chunk_ids: list[str] | None = None) -> list[ChunkText]:
         """The joined text of each two consecutive chunks (of `chunk_ids`, else of the
@@ -92,6 +96,7 @@ def load_document(store: Store, table: str, doc_id: str) -> StoredDocument:
         chunks={chunk_id: ChunkText(*source) for chunk_id, source in knowledge.chunk_sources(store, doc_id).items()},
         cluster_canonicals=knowledge.cluster_canonicals(store, doc_id),
         glossary_term_ids=knowledge.entity_ids(store, branches.GLOSSARY, doc_id),
+        term_chunks=knowledge.provenance_chunks(store, branches.GLOSSARY, doc_id) if table == REVIEW_QUEUE else {},
     )
 
 
@@ -116,12 +121,16 @@ _QUEUE_TEXT_FIELDS = ("span", "definition", "source_wording")
 
 def _unverified_queue_text(document: StoredDocument) -> list[Finding]:
     everywhere = _LazyIndex(document)
-    return [
-        Finding(str(row["rank"]), field, "not verbatim in any chunk of the document")
-        for row in document.rows
-        for field in _QUEUE_TEXT_FIELDS
-        if row[field] is not None and not everywhere.holds(row[field])
-    ]
+    findings = []
+    for row in document.rows:
+        # Looked for in the chunk of the entry the row was copied from first: one search of the
+        # whole document per value would make the check quadratic in the document's length.
+        chunk = document.chunks.get(document.term_chunks.get(row["term_id"]) or "")
+        for name in _QUEUE_TEXT_FIELDS:
+            value = row[name]
+            if value is not None and not ((chunk and is_verbatim(value, chunk.text)) or everywhere.holds(value)):
+                findings.append(Finding(str(row["rank"]), name, "not verbatim in any chunk of the document"))
+    return findings
 
 
 def unverified_spans(document: StoredDocument) -> list[Finding]:

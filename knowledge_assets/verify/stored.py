@@ -14,8 +14,9 @@ chunks consecutive, each piece in its own chunk and reaching the chunk's edge at
 from __future__ import annotations
 
 import dataclasses
+import itertools
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -70,13 +71,14 @@ class StoredDocument:
     # those entries): where a queue text is looked for before the whole document is.
     term_chunks: dict[str, str | None] = dataclasses.field(default_factory=dict)
 
-    def boundaries(self, chunk_ids: list[str] | None = None) -> list[ChunkText]:
+    def boundaries(self, chunk_ids: list[str] | None = None) -> Iterator[ChunkText]:
         """The joined text of each two consecutive chunks (of `chunk_ids`, else of the
-        document) where the text runs on: where a value crossing a page break is verbatim (D56)."""
-        order = list(self.chunks)
-        pairs = zip(order, order[1:]) if chunk_ids is None else zip(chunk_ids, chunk_ids[1:])
-        return [ChunkText(joined(self.chunks[a].text, self.chunks[b].text), None) for a, b in pairs
-                if continues(self.chunks[a].text, self.chunks[b].text)]
+        document) where the text runs on: where a value crossing a page break is verbatim (D56).
+        One at a time: the whole document's would hold its text twice over."""
+        order = list(self.chunks) if chunk_ids is None else chunk_ids
+        for a, b in zip(order, order[1:]):
+            if continues(self.chunks[a].text, self.chunks[b].text):
+                yield ChunkText(joined(self.chunks[a].text, self.chunks[b].text), None)
 
     def pieces_problem(self, provenance: Row) -> str | None:
         """What is wrong with a crossing span's pieces, None when nothing is (`spans.pieces_problem`)."""
@@ -186,7 +188,8 @@ class _LazyIndex:
     def holds(self, value: str | None) -> bool:
         if self._index is None:
             document = self._document
-            self._index = VerbatimIndex([s.text for s in [*document.chunks.values(), *document.boundaries()]])
+            sources = itertools.chain(document.chunks.values(), document.boundaries())
+            self._index = VerbatimIndex(source.text for source in sources)
         return self._index.holds(value)
 
 

@@ -89,11 +89,16 @@ def build_long_text(megabytes: float, out: Path) -> Path:
     return out
 
 
-def _print_stages(table: Path) -> None:
-    print(f"  {'stage':<44} {'s':>7} {'RSS in':>8} {'peak':>8} {'RSS out':>8} (MiB)")
+def _print_stages(table: Path) -> float:
+    """Prints the per-stage table and returns the run's peak, the highest stage's: resetting the
+    high-water mark also resets what `wait4` reports."""
+    print(f"  {'stage':<44} {'wall s':>8} {'cpu s':>8} {'RSS in':>8} {'peak':>8} {'RSS out':>8} (MiB)")
+    peak = 0.0
     for line in table.read_text().splitlines():
         label, *figures = line.split("\t")
+        peak = max(peak, float(figures[-2]))
         print(f"  {label:<44} " + " ".join(f"{float(v):>8.1f}" for v in figures), flush=True)
+    return peak
 
 
 def _measure(label: str, unit: str, sizes: list[float], build, scratch: Path, project: Path,
@@ -105,10 +110,11 @@ def _measure(label: str, unit: str, sizes: list[float], build, scratch: Path, pr
         table = scratch / "stages.tsv" if stages else None
         wall, cpu, rss = run_once(document, scratch / "home", project, table)
         document.unlink()
-        rows.append((size, wall, cpu, rss))
-        print(f"{label} {size:>7g} {unit}: wall {wall:7.1f} s  cpu {cpu:7.1f} s  peak RSS {rss:6.0f} MiB", flush=True)
+        print(f"{label} {size:>7g} {unit}: wall {wall:7.1f} s  cpu {cpu:7.1f} s", flush=True)
         if table is not None:
-            _print_stages(table)
+            rss = _print_stages(table)
+        print(f"{label} {size:>7g} {unit}: peak RSS {rss:6.0f} MiB", flush=True)
+        rows.append((size, wall, cpu, rss))
     (s0, w0, c0, _), (s1, w1, c1, rss1) = rows[0], rows[-1]
     print(f"{label}: x{s1 / s0:g} the size takes x{w1 / w0:.2f} the wall time, x{c1 / c0:.2f} the CPU time "
           f"(linear: x{s1 / s0:g}); peak RSS at {s1:g} {unit} {rss1:.0f} MiB (goal < 1024 MiB)")

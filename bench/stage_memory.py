@@ -6,7 +6,7 @@ whichever checkout's `knowledge_assets` is first on PYTHONPATH:
 
 It installs a progress sink (`knowledge_assets.progress`) that, as each document's work in
 each asset starts, resets the process's RSS high-water mark (`/proc/self/clear_refs` "5") and,
-as it ends, reads it back with the resident size: a row per stage, and a row for what ran
+as it ends, reads it back with the resident size and the wall and CPU seconds: a row per stage, and a row for what ran
 between two stages (Dagster's steps, the asset checks, registration before the first stage and
 the rest after the last), then writes the rows to TABLE.tsv. Linux only.
 """
@@ -36,16 +36,17 @@ class StageMemory:
     """A progress sink that records each stage's and each gap's peak and resident MiB."""
 
     def __init__(self) -> None:
-        self.rows: list[tuple[str, float, float, float, float]] = []
+        self.rows: list[tuple[str, float, float, float, float, float]] = []
         self._gap = "start"
-        self._mark = (time.monotonic(), _kib("VmRSS"))
+        self._mark = (time.monotonic(), time.process_time(), _kib("VmRSS"))
         _reset_high_water()
 
     def _close(self, label: str) -> None:
-        started, rss_before = self._mark
+        started, cpu, rss_before = self._mark
         peak, rss = _kib("VmHWM"), _kib("VmRSS")
-        self.rows.append((label, time.monotonic() - started, rss_before / 1024, peak / 1024, rss / 1024))
-        self._mark = (time.monotonic(), rss)
+        self.rows.append((label, time.monotonic() - started, time.process_time() - cpu,
+                          rss_before / 1024, peak / 1024, rss / 1024))
+        self._mark = (time.monotonic(), time.process_time(), rss)
         _reset_high_water()
 
     def started(self, stage: progress.StageProgress) -> None:

@@ -13,7 +13,8 @@ RSS is `wait4`'s `ru_maxrss` of the child (the run is one process: Dagster execu
 process). Judged by peak RSS < 1 GB at full size, and by the full-size run taking about twice
 the half-size one (time linear in size; CPU seconds are the steadier figure on a shared
 machine). --project runs another checkout's code, to measure a commit before a change beside
-this one.
+this one. --stages also prints, per input, the peak and resident RSS of each stage and of what
+ran between stages (`bench/stage_memory.py`), to find which stage makes the peak.
 """
 
 from __future__ import annotations
@@ -88,15 +89,32 @@ def build_long_text(megabytes: float, out: Path) -> Path:
     return out
 
 
-def _measure(label: str, unit: str, sizes: list[float], build, scratch: Path, project: Path) -> None:
+def _print_stages(table: Path) -> float:
+    """Prints the per-stage table and returns the run's peak, the highest stage's: resetting the
+    high-water mark also resets what `wait4` reports."""
+    print(f"  {'stage':<44} {'wall s':>8} {'cpu s':>8} {'RSS in':>8} {'peak':>8} {'RSS out':>8} (MiB)")
+    peak = 0.0
+    for line in table.read_text().splitlines():
+        label, *figures = line.split("\t")
+        peak = max(peak, float(figures[-2]))
+        print(f"  {label:<44} " + " ".join(f"{float(v):>8.1f}" for v in figures), flush=True)
+    return peak
+
+
+def _measure(label: str, unit: str, sizes: list[float], build, scratch: Path, project: Path,
+             stages: bool = False) -> None:
     """Runs each size's input in a fresh home, then says how time and peak RSS grow with size."""
     rows = []
     for size in sizes:
         document = build(size, scratch / f"long_{size:g}{unit}")
-        wall, cpu, rss = run_once(document, scratch / "home", project)
+        table = scratch / "stages.tsv" if stages else None
+        wall, cpu, rss = run_once(document, scratch / "home", project, table)
         document.unlink()
+        print(f"{label} {size:>7g} {unit}: wall {wall:7.1f} s  cpu {cpu:7.1f} s", flush=True)
+        if table is not None:
+            rss = _print_stages(table)
+        print(f"{label} {size:>7g} {unit}: peak RSS {rss:6.0f} MiB", flush=True)
         rows.append((size, wall, cpu, rss))
-        print(f"{label} {size:>7g} {unit}: wall {wall:7.1f} s  cpu {cpu:7.1f} s  peak RSS {rss:6.0f} MiB", flush=True)
     (s0, w0, c0, _), (s1, w1, c1, rss1) = rows[0], rows[-1]
     print(f"{label}: x{s1 / s0:g} the size takes x{w1 / w0:.2f} the wall time, x{c1 / c0:.2f} the CPU time "
           f"(linear: x{s1 / s0:g}); peak RSS at {s1:g} {unit} {rss1:.0f} MiB (goal < 1024 MiB)")
@@ -108,6 +126,7 @@ def main() -> None:
     parser.add_argument("--pages", type=int, default=3000)
     parser.add_argument("--only", choices=["text", "pdf"])
     parser.add_argument("--project", type=Path, default=ROOT, help="the checkout whose code runs")
+    parser.add_argument("--stages", action="store_true", help="print each stage's peak RSS too")
     args = parser.parse_args()
     project = args.project.resolve()
     print(f"code {project}")
@@ -115,10 +134,11 @@ def main() -> None:
         scratch = Path(tmp)
         if args.only in (None, "text"):
             _measure("text", "MB", [args.text_mb / 2, args.text_mb],
-                     lambda mb, out: build_long_text(mb, out.with_suffix(".txt")), scratch, project)
+                     lambda mb, out: build_long_text(mb, out.with_suffix(".txt")), scratch, project, args.stages)
         if args.only in (None, "pdf"):
             _measure("pdf", "pages", [args.pages // 2, args.pages],
-                     lambda pages, out: build_long_pdf(int(pages), out.with_suffix(".pdf")), scratch, project)
+                     lambda pages, out: build_long_pdf(int(pages), out.with_suffix(".pdf")),
+                     scratch, project, args.stages)
 
 
 if __name__ == "__main__":

@@ -31,14 +31,17 @@ from bench.bench_pdf_text import pypdf_page_texts
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def run_once(pdf: Path, home: Path, project: Path = ROOT) -> tuple[float, float, float]:
-    """(wall s, CPU s, peak RSS MiB) of one `knowledge-assets run PDF` in a fresh home."""
+def run_once(pdf: Path, home: Path, project: Path = ROOT, stages: Path | None = None) -> tuple[float, float, float]:
+    """(wall s, CPU s, peak RSS MiB) of one `knowledge-assets run PDF` in a fresh home; with
+    `stages`, run through `bench/stage_memory.py`, which writes its per-stage table there."""
     shutil.rmtree(home, ignore_errors=True)
     home.mkdir(parents=True)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "KNOWLEDGE_", "DAGSTER_"))}
     env |= {"KNOWLEDGE_HOME": str(home), "KNOWLEDGE_LLM_BACKEND": "offline", "PYTHONPATH": str(project)}
     started = time.perf_counter()
-    child = subprocess.Popen([sys.executable, "-m", "knowledge_assets.cli", "run", str(pdf)], cwd=project, env=env,
+    staged = [str(ROOT / "bench" / "stage_memory.py"), str(stages)]
+    command = ["-m", "knowledge_assets.cli"] if stages is None else staged
+    child = subprocess.Popen([sys.executable, *command, "run", str(pdf)], cwd=project, env=env,
                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     _, status, usage = os.wait4(child.pid, 0)
     wall = time.perf_counter() - started

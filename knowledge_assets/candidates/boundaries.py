@@ -97,17 +97,25 @@ def across(chunks: Sequence[SourceChunk], find: Callable[[Sequence[SourceChunk]]
     chunks' boundaries (where `runs` says a text goes on): each crossing candidate takes the
     place of the ones it overlaps, the cut halves of it each chunk holds, and stands after its
     first chunk's own candidates."""
-    kept, added = list(found), False
+    # A crossing candidate covers only candidates of its own two chunks (`_covers`): each view
+    # looks at those, not at every candidate of the document, which made this quadratic.
+    by_chunk: dict[str, list[Candidate]] = {}
+    for candidate in found:
+        by_chunk.setdefault(candidate.chunk_id, []).append(candidate)
+    covered: set[int] = set()
+    crossings: list[Candidate] = []
     for view in views(chunks, runs):
         crossing = [_in_joined(c, view) for c in find([view.chunk()]) if _crosses(c, view)]
         if not crossing:
             continue
         join = len(view.first.text.rstrip())
         lead = len(view.second.text) - len(view.second.text.lstrip())
-        kept = [c for c in kept if not any(_covers(x, c, join, lead) for x in crossing)]
-        kept += crossing
-        added = True
-    if not added:
+        near = {id(c): c for chunk_id in {x.chunk_id for x in crossing} | {x.next_chunk_id for x in crossing}
+                for c in by_chunk.get(chunk_id or "", [])}
+        covered |= {key for key, c in near.items() if any(_covers(x, c, join, lead) for x in crossing)}
+        crossings += crossing
+    kept = [c for c in found if id(c) not in covered] + crossings
+    if not crossings:
         return kept
     # Each crossing candidate after its first chunk's own (it stands at that chunk's end); the
     # order of the others is left as the finder gave it.

@@ -110,12 +110,16 @@ def candidate_requests(request_type, source: Sequence[SourceChunk], candidates: 
     selects and labels among candidates rather than reading the whole document, which keeps
     prompts proportional to what a document states, not to its length."""
     by_chunk: dict[str, list[Candidate]] = {}
-    for cand in candidates:
+    positions: dict[str, list[int]] = {}
+    for position, cand in enumerate(candidates):
         by_chunk.setdefault(cand.chunk_id, []).append(cand)
+        positions.setdefault(cand.chunk_id, []).append(position)
     holding = (chunk for chunk in source if chunk.chunk_id in by_chunk)
     for batch in chunk_batches(holding, chars=lambda chunk: window_chars(chunk, by_chunk[chunk.chunk_id])):
-        ids = {chunk.chunk_id for chunk in batch}
-        yield request_type(chunks=batch, candidates=[cand for cand in candidates if cand.chunk_id in ids])
+        # The batch's candidates in the order they were given, taken from its chunks rather than
+        # by a pass over every candidate of the document per batch.
+        held = sorted(position for chunk in batch for position in positions[chunk.chunk_id])
+        yield request_type(chunks=batch, candidates=[candidates[position] for position in held])
 
 
 def _answers(results: Sequence[CallResult]):

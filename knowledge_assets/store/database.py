@@ -23,8 +23,9 @@ import random
 import re
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
@@ -319,15 +320,25 @@ def _fields(struct: str) -> list[str]:
     return fields
 
 
-def _insert(con: duckdb.DuckDBPyConnection, table: str, rows: list[dict[str, Any]]) -> None:
-    """All rows in one INSERT … SELECT from a DataFrame (one statement, not one per row).
+def _insert(con: duckdb.DuckDBPyConnection, table: str, rows: Iterable[dict[str, Any]]) -> None:
+    """The rows in INSERT … SELECT statements from a DataFrame of `_INSERT_BATCH_ROWS` rows each
+    (a statement per batch, not per row), in the caller's transaction. `rows` may be a generator:
+    only one batch of rows is then held at a time, so writing a long document's chunks does not
+    hold a dict of every chunk beside its models.
 
     Every column is cast to the table's type by name. Nested columns (STRUCT, LIST) travel as
     JSON text and are cast from JSON: DuckDB's inference of Python dicts and lists in a
     DataFrame guesses from a sample (an all-empty list or an all-null field has no type), while
     the JSON cast follows the declared type exactly. None stays NULL either way."""
-    if not rows:
-        return
+    rows = iter(rows)
+    while batch := list(islice(rows, _INSERT_BATCH_ROWS)):
+        _insert_batch(con, table, batch)
+
+
+_INSERT_BATCH_ROWS = 2_000
+
+
+def _insert_batch(con: duckdb.DuckDBPyConnection, table: str, rows: list[dict[str, Any]]) -> None:
     # pandas costs a third of a second to import: paid by the first write, not by every import
     # of the definitions (the UI's code server, `--help`).
     import pandas as pd

@@ -215,6 +215,13 @@ def entity_ids(store: Store, branch: BranchSpec, doc_id: str) -> set[str]:
     return {row["id"] for row in rows}
 
 
+def provenance_chunks(store: Store, branch: BranchSpec, doc_id: str) -> dict[str, str | None]:
+    """Each of the document's entries of `branch`, by id, and its provenance chunk."""
+    rows = store.fetch(f'SELECT "{branch.id_field}" AS id, provenance.chunk_id AS chunk_id FROM "{branch.table}" '
+                       "WHERE doc_id = ?", [doc_id])
+    return {row["id"]: row["chunk_id"] for row in rows}
+
+
 def chunk_sources(store: Store, doc_id: str) -> dict[str, tuple[str, str | None]]:
     """chunk_id -> (text, latex) of the document's parsed chunks, in reading order: what every
     span is checked against (a span crossing a page break, D56, against two consecutive ones)."""

@@ -29,8 +29,10 @@ def write_parsed(store: Store, parsed: ParsedDocument) -> None:
         parsed.doc_id,
         {
             "parsed_documents": [header],
-            "parsed_pages": [{"doc_id": parsed.doc_id, **p.model_dump()} for p in parsed.pages],
-            "parsed_chunks": [{"doc_id": parsed.doc_id, **c.model_dump()} for c in parsed.chunks],
+            # Generators: the store inserts them a batch at a time, so a long document's rows are
+            # never all held as dicts beside its models.
+            "parsed_pages": ({"doc_id": parsed.doc_id, **p.model_dump()} for p in parsed.pages),
+            "parsed_chunks": ({"doc_id": parsed.doc_id, **c.model_dump()} for c in parsed.chunks),
         },
     )
 

@@ -133,10 +133,30 @@ def page_furniture(pages: list[ParsedPage]) -> frozenset[str]:
     """The shapes of the lines the document repeats at the top or bottom of its pages."""
     counts: Counter[str] = Counter()
     for page in pages:
-        lines = [line for line in page.text.split("\n") if line.strip()]
-        counts.update({line_shape(line) for line in lines[:_EDGE_LINES] + lines[-_EDGE_LINES:]})
+        counts.update({line_shape(line) for line in edge_lines(page.text)})
     threshold = max(2, math.ceil(len(pages) * _FURNITURE_SHARE))
     return frozenset(shape for shape, count in counts.items() if count >= threshold)
+
+
+def edge_lines(text: str) -> list[str]:
+    """The first and the last `_EDGE_LINES` non-blank lines of a page's text (they may be the
+    same lines), found from each end rather than by splitting the page: a text file is one page."""
+    head: list[str] = []
+    start = 0
+    while len(head) < _EDGE_LINES and start <= len(text):
+        end = text.find("\n", start)
+        end = len(text) if end < 0 else end
+        if (line := text[start:end]).strip():
+            head.append(line)
+        start = end + 1
+    tail: list[str] = []
+    end = len(text)
+    while len(tail) < _EDGE_LINES and end >= 0:
+        start = text.rfind("\n", 0, end) + 1
+        if (line := text[start:end]).strip():
+            tail.append(line)
+        end = start - 1
+    return head + tail[::-1]
 
 
 def furniture_spans(text: str, furniture: frozenset[str]) -> list[tuple[int, int]]:

@@ -12,11 +12,12 @@ from knowledge_assets.terms.funnel import TermFunnel
 
 
 def write_terms(store: Store, funnel: TermFunnel) -> None:
-    """Replaces the document's mentions and clusters together, so they never disagree."""
+    """Replaces the document's mentions and clusters together, so they never disagree. The rows
+    are generators, which the store inserts a batch at a time."""
     store.replace_partition(
         funnel.doc_id,
         {
-            "term_mentions": [
+            "term_mentions": (
                 {
                     "doc_id": funnel.doc_id,
                     "chunk_id": m.chunk_id,
@@ -28,8 +29,8 @@ def write_terms(store: Store, funnel: TermFunnel) -> None:
                     "term_id": m.term_id,
                 }
                 for m in funnel.mentions
-            ],
-            "term_clusters": [
+            ),
+            "term_clusters": (
                 {
                     "doc_id": c.doc_id,
                     "term_id": c.term_id,
@@ -42,7 +43,7 @@ def write_terms(store: Store, funnel: TermFunnel) -> None:
                     "provenance": c.provenance.model_dump(),
                 }
                 for c in funnel.clusters
-            ],
+            ),
         },
     )
 

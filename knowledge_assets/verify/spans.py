@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 
 from knowledge_assets.crossing import JOIN, continues, joined, pieces
@@ -104,9 +104,10 @@ class VerbatimIndex:
     sit in any chunk) then costs the document's length once plus one search per value, not the
     document's length per value."""
 
-    def __init__(self, sources: list[str]):
-        forms = [form for source in sources for form, _ in _searchable_forms.__wrapped__(source)]
-        self._text = _APART.join(forms)
+    def __init__(self, sources: Iterable[str]):
+        # A source without a hyphen at a line break has one form, indexed once.
+        self._text = _APART.join(form for source in sources
+                                 for form in dict.fromkeys(form for form, _ in _searchable_forms.__wrapped__(source)))
 
     def holds(self, value: str | None) -> bool:
         needle = normalise(value or "")

@@ -13,8 +13,10 @@ chunks consecutive, each piece in its own chunk and reaching the chunk's edge at
 
 from __future__ import annotations
 
+import dataclasses
+import itertools
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -65,14 +67,18 @@ class StoredDocument:
     chunks: dict[str, ChunkText]  # in reading order
     cluster_canonicals: dict[str, str]  # term_id -> canonical, from term_clusters
     glossary_term_ids: set[str]
+    # term_id -> its glossary entry's provenance chunk, for the review queue's rows (copied from
+    # those entries): where a queue text is looked for before the whole document is.
+    term_chunks: dict[str, str | None] = dataclasses.field(default_factory=dict)
 
-    def boundaries(self, chunk_ids: list[str] | None = None) -> list[ChunkText]:
+    def boundaries(self, chunk_ids: list[str] | None = None) -> Iterator[ChunkText]:
         """The joined text of each two consecutive chunks (of `chunk_ids`, else of the
-        document) where the text runs on: where a value crossing a page break is verbatim (D56)."""
-        order = list(self.chunks)
-        pairs = zip(order, order[1:]) if chunk_ids is None else zip(chunk_ids, chunk_ids[1:])
-        return [ChunkText(joined(self.chunks[a].text, self.chunks[b].text), None) for a, b in pairs
-                if continues(self.chunks[a].text, self.chunks[b].text)]
+        document) where the text runs on: where a value crossing a page break is verbatim (D56).
+        One at a time: the whole document's would hold its text twice over."""
+        order = list(self.chunks) if chunk_ids is None else chunk_ids
+        for a, b in zip(order, order[1:]):
+            if continues(self.chunks[a].text, self.chunks[b].text):
+                yield ChunkText(joined(self.chunks[a].text, self.chunks[b].text), None)
 
     def pieces_problem(self, provenance: Row) -> str | None:
         """What is wrong with a crossing span's pieces, None when nothing is (`spans.pieces_problem`)."""
@@ -92,6 +98,7 @@ def load_document(store: Store, table: str, doc_id: str) -> StoredDocument:
         chunks={chunk_id: ChunkText(*source) for chunk_id, source in knowledge.chunk_sources(store, doc_id).items()},
         cluster_canonicals=knowledge.cluster_canonicals(store, doc_id),
         glossary_term_ids=knowledge.entity_ids(store, branches.GLOSSARY, doc_id),
+        term_chunks=knowledge.provenance_chunks(store, branches.GLOSSARY, doc_id) if table == REVIEW_QUEUE else {},
     )
 
 
@@ -116,12 +123,16 @@ _QUEUE_TEXT_FIELDS = ("span", "definition", "source_wording")
 
 def _unverified_queue_text(document: StoredDocument) -> list[Finding]:
     everywhere = _LazyIndex(document)
-    return [
-        Finding(str(row["rank"]), field, "not verbatim in any chunk of the document")
-        for row in document.rows
-        for field in _QUEUE_TEXT_FIELDS
-        if row[field] is not None and not everywhere.holds(row[field])
-    ]
+    findings = []
+    for row in document.rows:
+        # Looked for in the chunk of the entry the row was copied from first: one search of the
+        # whole document per value would make the check quadratic in the document's length.
+        chunk = document.chunks.get(document.term_chunks.get(row["term_id"]) or "")
+        for name in _QUEUE_TEXT_FIELDS:
+            value = row[name]
+            if value is not None and not ((chunk and is_verbatim(value, chunk.text)) or everywhere.holds(value)):
+                findings.append(Finding(str(row["rank"]), name, "not verbatim in any chunk of the document"))
+    return findings
 
 
 def unverified_spans(document: StoredDocument) -> list[Finding]:
@@ -177,7 +188,8 @@ class _LazyIndex:
     def holds(self, value: str | None) -> bool:
         if self._index is None:
             document = self._document
-            self._index = VerbatimIndex([s.text for s in [*document.chunks.values(), *document.boundaries()]])
+            sources = itertools.chain(document.chunks.values(), document.boundaries())
+            self._index = VerbatimIndex(source.text for source in sources)
         return self._index.holds(value)
 
 

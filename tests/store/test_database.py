@@ -12,6 +12,7 @@ import pytest
 
 from knowledge_assets.ingest.documents import identify
 from knowledge_assets.ingest.parse import parse_document
+from knowledge_assets.store import database
 from knowledge_assets.store import parsed as parsed_rows
 from knowledge_assets.store.database import Store, StoreError
 from knowledge_assets.store.parsed import load_chunks, load_parsed, write_parsed
@@ -38,6 +39,17 @@ def test_a_failure_mid_write_leaves_the_previous_version_intact(store):
     with pytest.raises(duckdb.Error):  # text is NOT NULL: the second table's insert fails
         store.replace_partition("A", {"parsed_pages": _page_rows("A", 1), "parsed_chunks": [bad_chunk]})
     assert len(store.fetch("SELECT * FROM parsed_pages WHERE doc_id = ?", ["A"])) == 3
+
+
+def test_rows_given_as_a_generator_are_inserted_a_batch_at_a_time_in_one_transaction(store, monkeypatch):
+    monkeypatch.setattr(database, "_INSERT_BATCH_ROWS", 2)
+    store.replace_partition("A", {"parsed_pages": (row for row in _page_rows("A", 5))})
+    assert [r["text"] for r in store.fetch("SELECT text FROM parsed_pages WHERE doc_id = 'A' ORDER BY page")] == [
+        f"A page {i}" for i in range(5)]
+    broken = [*_page_rows("A", 4), {"doc_id": "A", "page": 4, "text": "no page_no"}]
+    with pytest.raises(StoreError, match="parsed_pages"):  # refused in the third batch
+        store.replace_partition("A", {"parsed_pages": iter(broken)})
+    assert len(store.fetch("SELECT * FROM parsed_pages WHERE doc_id = ?", ["A"])) == 5
 
 
 def test_rows_with_missing_or_extra_columns_are_refused(store):

@@ -1,10 +1,14 @@
 """The noise filter: page furniture, function words, units, numbers, structure, the issuer."""
 
+import random
+
+import pytest
+
 from knowledge_assets.contracts import ParsedPage
 from knowledge_assets.terms.discovery import Discovery
 from knowledge_assets.terms.funnel import run_term_funnel
 from knowledge_assets.terms.mentions import Mention
-from knowledge_assets.terms.noise import furniture_spans, page_furniture, screen
+from knowledge_assets.terms.noise import edge_lines, furniture_spans, page_furniture, screen
 from tests.terms.conftest import chunk, markdown_document, pdf_document
 
 HEADER = "PT Contoh Tambang | CT-STD-001 Standard Operasi"
@@ -244,3 +248,12 @@ Setiap bulan Pemantauan Sumur dilakukan oleh Petugas Pemantau.
     funnel = run_term_funnel(document)
     assert _noise_of(funnel, "Pengelolaan Air Tanah") == ["boilerplate"]
     assert {s for c in funnel.clusters for s in c.surfaces} >= {"Pemantauan Sumur", "Petugas Pemantau"}
+
+
+@pytest.mark.parametrize("seed", range(100))
+def test_a_pages_edge_lines_are_its_first_and_last_two_non_blank_lines(seed):
+    rng = random.Random(seed)
+    text = "".join(rng.choice(["Judul", "hlm 3", " ", "\t", "\n", "\n\n", "isi halaman", "\r\n"])
+                   for _ in range(rng.randint(0, 30)))
+    lines = [line for line in text.split("\n") if line.strip()]
+    assert edge_lines(text) == lines[:2] + lines[-2:]

@@ -34,7 +34,7 @@ def _edited(document: stored.StoredDocument, index: int, **changes) -> stored.St
             target = target[parent]
         target[leaf] = value
     return stored.StoredDocument(document.doc_id, document.table, rows, document.chunks,
-                                 document.cluster_canonicals, document.glossary_term_ids)
+                                 document.cluster_canonicals, document.glossary_term_ids, document.term_chunks)
 
 
 def _first(document: stored.StoredDocument, predicate) -> int:
@@ -99,6 +99,17 @@ def test_a_queue_row_quoting_text_not_in_the_document_is_caught(sample):
     queue = _document(sample, "review_queue")
     edited = _edited(queue, 0, span="kutipan yang dikarang")
     assert stored.unverified_spans(edited) == [stored.Finding("1", "span", "not verbatim in any chunk of the document")]
+
+
+def test_a_queue_term_row_is_looked_for_in_its_entrys_chunk_then_anywhere_in_the_document(sample):
+    queue = _document(sample, "review_queue")
+    i = _first(queue, lambda r: r["row_kind"] == "term")
+    own = queue.term_chunks[queue.rows[i]["term_id"]]
+    assert own in queue.chunks
+    other = next(text for chunk_id, chunk in queue.chunks.items() if chunk_id != own
+                 and (text := chunk.text.strip()) and text not in queue.chunks[own].text)
+    assert stored.unverified_spans(_edited(queue, i, definition=queue.chunks[own].text.strip())) == []
+    assert stored.unverified_spans(_edited(queue, i, definition=other)) == []
 
 
 def test_a_duplicated_id_is_reported_once_with_its_count(sample):

@@ -10,7 +10,10 @@ events and 19 check evaluations). The same run on three instances, in turns, --r
 
   sqlite   Dagster's stock SQLite storage (`storage: sqlite:`), a new connection per write;
   held     the project's (`knowledge_assets.defs.instance_storage.HeldSqliteStorage`);
-  postgres dagster-postgres on a throwaway local PostgreSQL server (tests/support/postgres.py).
+  postgres dagster-postgres on a throwaway local PostgreSQL server (tests/support/postgres.py);
+  postgres_async  the same, its database set to `synchronous_commit = off`;
+  postgres_held   the same server, the instance holding one connection open
+                  (`DagsterInstance.optimize_for_webserver`, what the CLI's run does).
 
 It prints, for each, the median run's seconds, the events it stored and milliseconds per event.
 """
@@ -59,11 +62,23 @@ def _storages(stack: ExitStack, with_postgres: bool) -> dict[str, dict]:
         server = stack.enter_context(postgres.running_postgres())
         url = server.url.replace("postgresql://", "postgresql+psycopg2://")
         storages["postgres"] = lambda home: {"postgres": {"postgres_url": url}}
+        # The same server, a database whose commits do not wait for the disk (PostgreSQL's
+        # trade-off is NORMAL's: consistent after a crash, the last commits may be lost).
+        server.psql("CREATE DATABASE events_async")
+        server.psql("ALTER DATABASE events_async SET synchronous_commit = off")
+        async_url = url.rsplit("/", 1)[0] + "/events_async"
+        storages["postgres_async"] = lambda home: {"postgres": {"postgres_url": async_url}}
+        storages["postgres_held"] = storages["postgres"]
     return storages
 
 
-def _one_run(storage: dict, home: str, toy: dg.AssetsDefinition, partitions: int) -> tuple[float, int]:
+def _one_run(storage: dict, home: str, toy: dg.AssetsDefinition, partitions: int,
+             held: bool) -> tuple[float, int]:
     with dg.instance_for_test(temp_dir=home, overrides={"storage": storage}) as instance:
+        if held:
+            # What the run launcher does for a run worker (defs/launch.py): one connection
+            # kept open instead of one per statement (dagster-postgres's default).
+            instance.optimize_for_webserver(statement_timeout=0, pool_recycle=3600, max_overflow=10)
         started = time.perf_counter()
         # Quiet, as the CLI runs it: the events still go to the instance.
         quiet = {"loggers": {"console": {"config": {"log_level": "CRITICAL"}}}}
@@ -83,15 +98,20 @@ def main() -> None:
     parser.add_argument("--checks", type=int, default=19)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--no-postgres", action="store_true")
+    parser.add_argument("--only", default="", help="comma-separated storages to run (default: all)")
     args = parser.parse_args()
     toy = _toy_asset(args.partitions, args.checks)
     timings: dict[str, list[tuple[float, int]]] = {}
     with ExitStack() as stack:
         storages = _storages(stack, not args.no_postgres)
+        only = set(filter(None, args.only.split(",")))
         for _ in range(args.rounds):
             for name, storage_for in storages.items():
+                if only and name not in only:
+                    continue
                 with tempfile.TemporaryDirectory(prefix=f"bench-event-log-{name}-") as home:
-                    timings.setdefault(name, []).append(_one_run(storage_for(home), home, toy, args.partitions))
+                    run = _one_run(storage_for(home), home, toy, args.partitions, held=name == "postgres_held")
+                    timings.setdefault(name, []).append(run)
     print(f"{args.partitions} partitions x (1 materialisation + {args.checks} checks), {args.rounds} rounds")
     for name, runs in timings.items():
         seconds = statistics.median(s for s, _ in runs)

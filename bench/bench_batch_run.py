@@ -6,8 +6,9 @@ FILE` call per document (issue 13, "100 small documents"). Run by hand, not a te
 
 (from the project root). It writes --documents copies of the sample, each with a sidecar
 naming its own doc_id (`batch-bench-000` ...), into a temporary folder, then measures, side by
-side in one call, each in a fresh private home (KNOWLEDGE_HOME = DAGSTER_HOME, KNOWLEDGE_DB
-inside it), offline, as fresh processes:
+side in one call, each in a fresh private home (KNOWLEDGE_HOME alone, so the store and the
+Dagster instance are the home's defaults, its dagster.yaml the one the command writes there, as
+a user's first run gets it), offline, as fresh processes:
 
   folder    one `knowledge-assets run FOLDER` over all the copies;
   separate  `knowledge-assets run FILE` for the first --separate copies, one call each (fewer
@@ -50,7 +51,7 @@ def _environment(home: Path, project: Path) -> dict[str, str]:
     home.mkdir(parents=True)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "KNOWLEDGE_", "DAGSTER_"))}
     return env | {
-        "KNOWLEDGE_HOME": str(home), "DAGSTER_HOME": str(home), "KNOWLEDGE_DB": str(home / "knowledge.duckdb"),
+        "KNOWLEDGE_HOME": str(home),
         "KNOWLEDGE_LLM_BACKEND": "offline", "PYTHONPATH": str(project),
     }
 

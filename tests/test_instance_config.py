@@ -12,7 +12,8 @@ from tests.conftest import PROJECT_ROOT
 def test_the_project_instance_queues_runs_limits_the_llm_pool_keeps_storage_in_the_home_and_sends_no_telemetry():
     config, _ = dagster_instance_config(str(PROJECT_ROOT))
     assert config["concurrency"] == {"runs": {"max_concurrent_runs": 4}, "pools": {"default_limit": 2}}
-    assert config["storage"]["sqlite"]["base_dir"] == ".knowledge"
+    assert config["storage"]["custom"]["class"] == "HeldSqliteStorage"
+    assert config["storage"]["custom"]["config"]["base_dir"] == ".knowledge"
     assert config["compute_logs"]["config"]["base_dir"] == ".knowledge/storage"
     assert config["run_monitoring"]["enabled"] and config["run_monitoring"]["free_slots_after_run_end_seconds"] > 0
     assert config["telemetry"] == {"enabled": False}

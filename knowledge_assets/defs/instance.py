@@ -3,7 +3,9 @@
 `DAGSTER_HOME`, when set, is used as it is. Otherwise the home (`KNOWLEDGE_HOME`, default
 `.knowledge/` at the project root) becomes the DAGSTER_HOME: it gets a `dagster.yaml` copied
 from the project's own without its three storage blocks, so Dagster's default layout puts the
-storage in the home itself — the same folders the project's dagster.yaml names for `dg dev`.
+storage in the home itself — the same folders the project's dagster.yaml names for `dg dev` —
+written through the project's storage class (`defs/instance_storage.py`), its base_dir the
+home (`DAGSTER_HOME`, which every reader of that file has set).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from pathlib import Path
 import dagster as dg
 import yaml
 
+from knowledge_assets.defs import instance_storage
 from knowledge_assets.settings import dagster_home, project_root
 
 # Blocks that pin storage to paths relative to the project root: left out of the home's copy,
@@ -21,11 +24,13 @@ from knowledge_assets.settings import dagster_home, project_root
 _STORAGE_BLOCKS = ("storage", "local_artifact_storage", "compute_logs", "run_storage", "event_log_storage",
                    "schedule_storage")
 GENERATED_NOTE = "# Written by knowledge-assets from the project's dagster.yaml; edit that file, not this one.\n"
+HOME_STORAGE = {"custom": {"module": instance_storage.__name__, "class": instance_storage.HeldSqliteStorage.__name__,
+                           "config": {"base_dir": {"env": "DAGSTER_HOME"}}}}
 
 
 def home_instance_config(project_config: Path) -> str:
     config = yaml.safe_load(project_config.read_text(encoding="utf-8")) or {}
-    kept = {key: value for key, value in config.items() if key not in _STORAGE_BLOCKS}
+    kept = {"storage": HOME_STORAGE} | {key: value for key, value in config.items() if key not in _STORAGE_BLOCKS}
     return GENERATED_NOTE + yaml.safe_dump(kept, sort_keys=False)
 
 

@@ -12,6 +12,8 @@ its own materialisations, and every failure is recorded under its own partition 
 The model backend's answers are cached in the store, so the survivors' second run asks nothing
 again.
 
+The instance's database connections are held for the command (`hold_connections`).
+
 A document's time is its own: the sum of its `document_seconds` over the run's assets, plus an
 equal share of what the run spent outside any document's work (Dagster's step overhead, the
 checks). A run of one document is its wall time, as before.
@@ -35,6 +37,10 @@ from knowledge_assets.defs.stale_runs import process_tags
 from knowledge_assets.errors import KnowledgeError
 
 JOB_NAME = extract_document.name
+# A held connection is renewed after an hour; a statement that opens one while another is in
+# use (Dagster nests them) may open up to this many more.
+_POOL_RECYCLE_S = 3600
+_POOL_OVERFLOW = 10
 
 
 def _expected_names(cls: type[KnowledgeError] = KnowledgeError) -> set[str]:
@@ -80,8 +86,16 @@ def materialize_documents(
     instance: dg.DagsterInstance, doc_ids: Sequence[str], verbose: bool = False
 ) -> dict[str, PartitionOutcome]:
     """Every document's outcome, by doc_id, each document materialised once."""
+    hold_connections(instance)
     add_partitions(instance, doc_ids)
     return _materialize(instance, list(dict.fromkeys(doc_ids)), verbose)
+
+
+def hold_connections(instance: dg.DagsterInstance) -> None:
+    """The instance's database connections kept open for the command, as Dagster's webserver
+    keeps them: dagster-postgres otherwise opens a server connection for every statement, several
+    per event (docs/decisions.md D72). Storages that hold none (SQLite) ignore it."""
+    instance.optimize_for_webserver(statement_timeout=0, pool_recycle=_POOL_RECYCLE_S, max_overflow=_POOL_OVERFLOW)
 
 
 def _materialize(instance: dg.DagsterInstance, doc_ids: list[str], verbose: bool) -> dict[str, PartitionOutcome]:

@@ -5,7 +5,8 @@ wall time), answers come back in request order, each with its CallUsage. Cached 
 replayed without a request, marked `cache_hit` with zero tokens. All store access happens on
 the calling thread; worker threads only talk to the model. While the model is asked, the
 store's session is released (`Store.released`): another run or a review page may use the file,
-and each answer stored meanwhile opens it for that write only.
+and each answer stored meanwhile opens it for that write only. A backend that answers in this
+process (offline) waits on nothing, so the session stays held.
 
 An answer cut off at the output limit (`finish_reason: length`) is never dropped whole: the
 request is asked again as its two halves (terms, or chunks), down to MAX_SPLIT_DEPTH halvings,
@@ -119,6 +120,10 @@ class Backend(Protocol):
     name: str
     deployment: str
     tier: str
+    # Whether an answer waits on a model outside this process: only then is the store's
+    # session released while it is asked (an answer computed in-process holds the file for
+    # microseconds, and closing and reopening it would cost more than it frees).
+    waits_on_a_model: bool
 
     def cache_identity(self, request: ExtractionRequest) -> dict | None: ...
 
@@ -165,7 +170,8 @@ class Extractor:
         calls = [self._call(request, depth=0) for request in requests]
         pending = self._from_cache(calls)
         if pending:
-            with self.store.released() if self.store is not None else contextlib.nullcontext():
+            release = self.store is not None and self.backend.waits_on_a_model
+            with self.store.released() if release else contextlib.nullcontext():
                 self._ask(pending)
         return [result for call in calls for result in call.results()]
 

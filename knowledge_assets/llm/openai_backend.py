@@ -97,6 +97,7 @@ class _Spent:
 
 class OpenAIBackend:
     name = "openai"
+    waits_on_a_model = True
 
     def __init__(self, settings: LLMSettings, prompts: dict[BranchName, PromptTemplate] | None = None,
                  sleep: Callable[[float], None] = time.sleep, run_calls: RunCalls | None = None):

@@ -1,9 +1,11 @@
 """The home becomes a DAGSTER_HOME whose dagster.yaml is the project's without its storage
-blocks, so the storage lands in the home in the layout the project's dagster.yaml names."""
+paths, so the storage lands in the home in the layout the project's dagster.yaml names, written
+through the project's storage class."""
 
 import yaml
 
 from knowledge_assets.defs.instance import home_instance_config, project_instance
+from knowledge_assets.defs.instance_storage import HeldSqliteEventLogStorage
 from tests.conftest import PROJECT_ROOT
 
 
@@ -11,7 +13,10 @@ def test_the_homes_instance_config_keeps_everything_but_the_storage_paths():
     config = yaml.safe_load(home_instance_config(PROJECT_ROOT / "dagster.yaml"))
     project = yaml.safe_load((PROJECT_ROOT / "dagster.yaml").read_text(encoding="utf-8"))
     per_home = ("storage", "local_artifact_storage", "compute_logs")
-    assert config == {k: v for k, v in project.items() if k not in per_home}
+    kept = {k: v for k, v in project.items() if k not in per_home}
+    assert {k: v for k, v in config.items() if k != "storage"} == kept
+    project_storage = project["storage"]["custom"]
+    assert config["storage"]["custom"] == {**project_storage, "config": {"base_dir": {"env": "DAGSTER_HOME"}}}
 
 
 def test_the_project_instance_keeps_its_storage_in_the_knowledge_home(monkeypatch, tmp_path):
@@ -24,5 +29,6 @@ def test_the_project_instance_keeps_its_storage_in_the_knowledge_home(monkeypatc
         assert instance.root_directory == str(tmp_path / "home")
         assert instance.get_concurrency_config().pool_config.default_pool_limit == 2
         instance.add_dynamic_partitions("documents", ["D1"])
+        assert isinstance(instance.event_log_storage, HeldSqliteEventLogStorage)
     assert (tmp_path / "home" / "history" / "runs.db").is_file()
     assert not (tmp_path / ".knowledge").exists()

@@ -40,6 +40,7 @@ _ANSWER = {
 class OfflineBackend:
     name = "offline"
     deployment = OFFLINE_DEPLOYMENT
+    waits_on_a_model = False
 
     def __init__(self, tier: str = OFFLINE_DEPLOYMENT):
         self.tier = tier

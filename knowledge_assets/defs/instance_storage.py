@@ -1,0 +1,116 @@
+"""Dagster's SQLite storage, with the event log's connections kept open for the process's life.
+
+Dagster's own SQLite event log opens a new SQLAlchemy engine and connection for every write and
+closes it after; a range run of many documents records some forty events per document (each
+materialisation, its planned event, each partition's check evaluation), and each event opens
+and closes the run's shard and the cross-run index several times. Closing the last connection
+to a SQLite database in WAL mode checkpoints the log into the file, and each commit waits for the
+disk (`synchronous=FULL`): most of an event's cost was those waits, not the write.
+
+`HeldSqliteStorage` is Dagster's `DagsterSqliteStorage` — the same files, tables and layout, so
+the UI, the daemon and Dagster's stock classes read and write them as before — whose event log
+keeps one engine per shard (the index and the few most recent runs' shards), so its connections
+stay open between events, and commits in WAL mode at `synchronous=NORMAL`: a commit is appended to
+the write-ahead log without waiting for the disk; the disk is synced at each checkpoint. SQLite's
+guarantee under NORMAL in WAL mode: the database stays consistent after any crash; a process that
+dies loses nothing it committed; a power loss may lose the last commits before the checkpoint.
+The events are then what Dagster shows, not what the store holds, and a rerun writes them again.
+
+The home's dagster.yaml names this class (`knowledge_assets.defs.instance`); a DAGSTER_HOME with
+its own dagster.yaml, or none, keeps whatever storage that names (docs/decisions.md D72).
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import sqlalchemy as db
+from dagster._config import StringSource
+from dagster._core.storage.event_log.sqlite.sqlite_event_log import SqliteEventLogStorage
+from dagster._core.storage.runs.sqlite.sqlite_run_storage import SqliteRunStorage
+from dagster._core.storage.schedules.sqlite.sqlite_schedule_storage import SqliteScheduleStorage
+from dagster._core.storage.sqlite import SQLITE_BUSY_TIMEOUT_SECONDS
+from dagster._core.storage.sqlite_storage import (
+    DagsterSqliteStorage,
+    _event_logs_directory,
+    _runs_directory,
+    _schedule_directory,
+)
+from dagster._serdes import ConfigurableClassData
+from dagster._utils import mkdir_p
+
+# Shards whose engine stays open: the cross-run index and the runs a process writes or reads
+# last. A webserver that shows many runs one after another keeps only these few open.
+_HELD_SHARDS = 8
+
+
+def _commit_without_waiting_for_the_disk(dbapi_connection, _record) -> None:
+    dbapi_connection.execute("PRAGMA synchronous=NORMAL")
+
+
+class HeldSqliteEventLogStorage(SqliteEventLogStorage):
+    """Dagster's SQLite event log, each shard's engine held open (module docstring)."""
+
+    def __init__(self, base_dir: str, inst_data: ConfigurableClassData | None = None):
+        self._engines: OrderedDict[str, db.engine.Engine] = OrderedDict()
+        self._tables_present: set[str] = set()
+        super().__init__(base_dir, inst_data)
+
+    def _engine(self, shard: str) -> db.engine.Engine:
+        engine = self._engines.pop(shard, None)
+        if engine is None:
+            engine = db.create_engine(
+                self.conn_string_for_shard(shard), connect_args={"timeout": SQLITE_BUSY_TIMEOUT_SECONDS}
+            )
+            db.event.listen(engine, "connect", _commit_without_waiting_for_the_disk)
+        self._engines[shard] = engine
+        while len(self._engines) > _HELD_SHARDS:
+            self._engines.popitem(last=False)[1].dispose()
+        return engine
+
+    @contextmanager
+    def _connect(self, shard: str) -> Iterator[db.engine.Connection]:
+        with self._db_lock:
+            engine = self._engine(shard)
+            if shard not in self._initialized_dbs:
+                self._initdb(engine)
+                self._initialized_dbs.add(shard)
+            with engine.connect() as conn, conn.begin():
+                yield conn
+
+    def has_table(self, table_name: str) -> bool:
+        # Asked before most writes; a table, once there, stays (a missing one is asked again,
+        # so a migration run meanwhile is seen).
+        if table_name not in self._tables_present and super().has_table(table_name):
+            self._tables_present.add(table_name)
+        return table_name in self._tables_present
+
+    def dispose(self) -> None:
+        with self._db_lock:
+            while self._engines:
+                self._engines.popitem()[1].dispose()
+        super().dispose()
+
+
+class HeldSqliteStorage(DagsterSqliteStorage):
+    """Dagster's SQLite storage in `base_dir`, its event log `HeldSqliteEventLogStorage`."""
+
+    def __init__(self, base_dir: str, inst_data: ConfigurableClassData | None = None):
+        mkdir_p(base_dir)
+        self.base_dir = base_dir
+        self._run_storage = SqliteRunStorage.from_local(_runs_directory(base_dir))
+        self._event_log_storage = HeldSqliteEventLogStorage(_event_logs_directory(base_dir))
+        self._schedule_storage = SqliteScheduleStorage.from_local(_schedule_directory(base_dir))
+        self._inst_data = inst_data
+        super(DagsterSqliteStorage, self).__init__()
+
+    @classmethod
+    def config_type(cls):
+        return {"base_dir": StringSource}
+
+    @classmethod
+    def from_config_value(cls, inst_data: ConfigurableClassData, config_value) -> HeldSqliteStorage:
+        return cls(inst_data=inst_data, **config_value)
+

@@ -1,0 +1,60 @@
+"""The project's SQLite storage writes what Dagster's own writes, where it writes it: a range
+run's materialisations and per-partition check results, read back by Dagster's stock storage
+on the same folder; and its event log keeps its connections open between events."""
+
+import warnings
+
+import dagster as dg
+
+from knowledge_assets.defs.instance_storage import HeldSqliteEventLogStorage
+
+_PARTITIONS = dg.StaticPartitionsDefinition(["a", "b", "c"])
+warnings.filterwarnings("ignore", category=dg.PreviewWarning)
+
+
+@dg.asset(partitions_def=_PARTITIONS, backfill_policy=dg.BackfillPolicy.single_run(),
+          check_specs=[dg.AssetCheckSpec("non_empty", asset="letters", partitions_def=_PARTITIONS)])
+def letters(context: dg.AssetExecutionContext):
+    for key in context.partition_keys:
+        context.add_asset_metadata({"letter": key}, partition_key=key)
+    yield dg.MaterializeResult()
+    for key in context.partition_keys:
+        yield dg.AssetCheckEvaluation(asset_key=context.asset_key, check_name="non_empty", passed=True,
+                                      partition=key)
+    yield dg.Output(None, output_name=context.assets_def.get_output_name_for_asset_check_key(
+        dg.AssetCheckKey(context.asset_key, "non_empty")))
+
+
+def _held(base_dir: str) -> dict:
+    return {"custom": {"module": "knowledge_assets.defs.instance_storage", "class": "HeldSqliteStorage",
+                       "config": {"base_dir": base_dir}}}
+
+
+def test_a_range_run_through_the_held_storage_reads_back_through_dagsters_own(tmp_path):
+    (tmp_path / "home").mkdir()
+    home = str(tmp_path / "home")
+    with dg.instance_for_test(temp_dir=home, overrides={"storage": _held(home)}) as held:
+        assert isinstance(held.event_log_storage, HeldSqliteEventLogStorage)
+        result = dg.materialize([letters], instance=held, tags={
+            "dagster/asset_partition_range_start": "a", "dagster/asset_partition_range_end": "c"})
+        assert result.success
+        # Held open between events: the index and the run's shard, one engine each.
+        assert set(held.event_log_storage._engines) == {"index", result.run_id}
+    with dg.instance_for_test(temp_dir=home, overrides={"storage": {"sqlite": {"base_dir": home}}}) as stock:
+        assert not isinstance(stock.event_log_storage, HeldSqliteEventLogStorage)
+        records = stock.fetch_materializations(dg.AssetKey("letters"), limit=10).records
+        assert sorted(r.partition_key for r in records) == ["a", "b", "c"]
+        assert {r.asset_materialization.metadata["letter"].value for r in records} == {"a", "b", "c"}
+        check = dg.AssetCheckKey(dg.AssetKey("letters"), "non_empty")
+        executions = stock.event_log_storage.get_asset_check_execution_history(check, limit=10)
+        partitions = [e.event.dagster_event.asset_check_evaluation_data.partition for e in executions]
+        assert sorted(partitions) == ["a", "b", "c"]
+        assert stock.get_run_by_id(result.run_id).is_success
+
+
+def test_the_held_event_log_commits_without_waiting_for_the_disk(tmp_path):
+    with dg.instance_for_test(temp_dir=str(tmp_path), overrides={"storage": _held(str(tmp_path))}) as instance:
+        instance.add_dynamic_partitions("documents", ["D1"])
+        with instance.event_log_storage.index_connection() as conn:
+            assert conn.exec_driver_sql("PRAGMA synchronous").scalar() == 1  # NORMAL
+            assert conn.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"

@@ -2,16 +2,20 @@ import dagster as dg
 
 from knowledge_assets.defs.assets import all_assets, document_assets
 from knowledge_assets.defs.checks import CHECKS
+from knowledge_assets.defs.executors import chosen_executor
 from knowledge_assets.defs.resources import RESOURCES
 
 # Every per-document asset, for one document partition or a range of them: what the sensor, the
-# UI and the CLI launch. Its steps run in one process, one after another: they share one DuckDB
-# file (one writer at a time) and are short, so a process per step (the multiprocess default)
-# only adds start-up time — 13 processes made a UI run 5x slower than the same work in the CLI.
+# UI and the CLI launch. By default its steps run in one process, one after another: they share
+# one DuckDB file (one writer at a time) and are short, so a process per step (the multiprocess
+# default) only adds start-up time — 13 processes made a UI run 5x slower than the same work in
+# the CLI. On the shared store, KNOWLEDGE_EXECUTOR may spread them (defs/executors.py). The CLI
+# executes in its own process whichever is chosen.
+EXECUTOR = chosen_executor()
 extract_document = dg.define_asset_job(
     "extract_document",
     selection=dg.AssetSelection.assets(*document_assets),
-    executor_def=dg.in_process_executor,
+    executor_def=EXECUTOR,
     description="Parse, cluster and extract one document partition, or a range of them in one run.",
 )
 
@@ -23,7 +27,6 @@ RUNNABLE = dg.Definitions(
     asset_checks=CHECKS,
     jobs=[extract_document],
     resources=RESOURCES,
-    # What the UI's "Materialize" launches runs in one process too, as extract_document does:
-    # the steps share one DuckDB file, and one run holds one connection.
-    executor=dg.in_process_executor,
+    # What the UI's "Materialize" launches runs on the same executor as extract_document.
+    executor=EXECUTOR,
 )

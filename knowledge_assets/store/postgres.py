@@ -174,12 +174,15 @@ class PostgresStore:
                              'not installed; install the shared-store extra: pip install -e ".[shared]"') from None
         try:
             raw = psycopg.connect(self.url, autocommit=True, connect_timeout=CONNECT_TIMEOUT_S)
-            if "lock_timeout" not in self.url:  # the URL's own `options=-c lock_timeout=…` wins
+            if "lock_timeout" in self.url:  # the URL's own `options=-c lock_timeout=…` wins
+                lock_wait = raw.execute("SHOW lock_timeout").fetchone()[0]
+            else:
                 raw.execute(f"SET lock_timeout = {int(self.lock_timeout_s * 1000)}")
+                lock_wait = f"{self.lock_timeout_s:g}s"
         except psycopg.Error as exc:
             raise StoreError(f"{self.location}: cannot open the store ({_one_line(exc)})") from None
         _read_numeric_as_float(raw)
-        con = _Connection(raw, self)
+        con = _Connection(raw, self, lock_wait)
         if self.url not in _READY:
             try:
                 _ensure_schema(con)
@@ -202,8 +205,8 @@ class _Retry(StoreError):
 class _Connection:
     """A psycopg connection that runs the store modules' DuckDB-style SQL (module docstring)."""
 
-    def __init__(self, raw: Any, store: PostgresStore):
-        self.raw, self.store = raw, store
+    def __init__(self, raw: Any, store: PostgresStore, lock_wait: str):
+        self.raw, self.store, self.lock_wait = raw, store, lock_wait
 
     def execute(self, sql: str, params: list[Any] | tuple[Any, ...] | None = None) -> Any:
         with self.failures():
@@ -239,7 +242,7 @@ class _Connection:
             raise _Retry(self.store.location, _one_line(exc)) from None
         except errors.LockNotAvailable:
             raise StoreError(f"{self.store.location}: could not get the store's locks within "
-                             f"{self.store.lock_timeout_s:g}s: another connection holds them "
+                             f"{self.lock_wait}: another connection holds them "
                              "(a long transaction, a lock taken by hand); nothing was written") from None
         except psycopg.IntegrityError as exc:
             raise StoreError(f"{self.store.location}: a row breaks a constraint ({_one_line(exc)})") from None

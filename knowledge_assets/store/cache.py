@@ -9,19 +9,25 @@ from datetime import datetime, timezone
 
 from knowledge_assets.store.database import Store
 
+# Placeholders per query: PostgreSQL takes at most 65,535 in one statement.
+_KEYS_PER_QUERY = 1_000
+
 
 def stored_answers(store: Store, keys: list[str]) -> dict[str, tuple[str, str]]:
     """key → (response_json, structured_output_mode) stored under it, for the keys present,
-    in one query."""
-    if not keys:
-        return {}
-    rows = store.fetch(
-        "SELECT cache_key, any_value(response_json) AS response_json, "
-        "any_value(structured_output_mode) AS mode FROM llm_cache "
-        "WHERE cache_key IN (SELECT unnest(?)) GROUP BY cache_key",
-        [sorted(set(keys))],
-    )
-    return {row["cache_key"]: (row["response_json"], row["mode"]) for row in rows}
+    in one query per thousand keys."""
+    wanted = sorted(set(keys))
+    found: dict[str, tuple[str, str]] = {}
+    for start in range(0, len(wanted), _KEYS_PER_QUERY):
+        batch = wanted[start:start + _KEYS_PER_QUERY]
+        rows = store.fetch(
+            "SELECT cache_key, response_json, structured_output_mode FROM llm_cache "
+            f"WHERE cache_key IN ({', '.join(['?'] * len(batch))})",
+            batch,
+        )
+        for row in rows:  # a key is stored once (`store_answer_once`); of two rows, the first read counts
+            found.setdefault(row["cache_key"], (row["response_json"], row["structured_output_mode"]))
+    return found
 
 
 def store_answer_once(store: Store, key: str, branch: str, backend: str, model: str, response_json: str,

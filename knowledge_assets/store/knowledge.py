@@ -5,7 +5,7 @@ appends, is the same for all of them."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TypeVar
 
@@ -14,6 +14,7 @@ from pydantic import BaseModel
 from knowledge_assets import contracts as c
 from knowledge_assets.branches import FORMULA, GLOSSARY, RULE, BranchSpec, BranchTable
 from knowledge_assets.store.database import Store
+from knowledge_assets.store.schema import column_list
 
 Entity = TypeVar("Entity", bound=BaseModel)
 
@@ -29,10 +30,38 @@ def entity_rows(doc_id: str, entities: list[BaseModel]) -> list[dict]:
 
 
 def load_entities(store: Store, table: str, doc_id: str, model: type[Entity]) -> list[Entity]:
-    rows = store.fetch(f'SELECT * EXCLUDE (doc_id) FROM "{table}" WHERE doc_id = ? ORDER BY {ORDER_BY[table]}',
-                       [doc_id])
+    order = ORDER_BY[table]
+    if "." in order:
+        # A field of a nested column is spelled differently by each engine: taken in Python.
+        rows = _in_order(store.fetch(f'SELECT {column_list(table, "doc_id")} FROM "{table}" WHERE doc_id = ?',
+                                     [doc_id]), order)
+    else:
+        rows = store.fetch(f'SELECT {column_list(table, "doc_id")} FROM "{table}" WHERE doc_id = ? ORDER BY {order}',
+                           [doc_id])
     return [model.model_validate({k: v for k, v in row.items() if v is not None or k in model.model_fields})
             for row in rows]
+
+
+def _in_order(rows: list[dict], order_by: str) -> list[dict]:
+    """The rows as DuckDB's `ORDER BY order_by` sorts them: each term a column or a field of
+    one (`provenance.chunk_id`), ascending unless `DESC`, NULLs last either way, text by code
+    point. One stable sort per term, the last term first."""
+    for term in reversed(order_by.split(",")):
+        name, _, direction = term.strip().partition(" ")
+        descending = direction.strip().upper() == "DESC"
+        rows = sorted(rows, key=_sort_key(name.split("."), descending), reverse=descending)
+    return rows
+
+
+def _sort_key(path: list[str], descending: bool) -> Callable[[dict], tuple]:
+    def key(row: dict) -> tuple:
+        value: object = row
+        for part in path:
+            value = None if value is None else value[part]  # type: ignore[index]
+        # NULLs last: the flag sorts a NULL after every value, ascending or reversed.
+        return (value is not None if descending else value is None, value)
+
+    return key
 
 
 def load_branch(store: Store, branch: BranchSpec, doc_id: str) -> list:
@@ -109,7 +138,8 @@ def earlier_result(store: Store, branch: BranchSpec, doc_id: str) -> EarlierResu
     if not written:
         return EarlierResult()
     rejected = store.fetch(
-        "SELECT * EXCLUDE (doc_id) FROM rejected_fields WHERE doc_id = ? AND branch = ? ORDER BY entry_term, field",
+        f"SELECT {column_list('rejected_fields', 'doc_id')} FROM rejected_fields WHERE doc_id = ? AND branch = ? "
+        "ORDER BY entry_term, field",
         [doc_id, branch.contract_branch],
     )
     return EarlierResult(

@@ -12,13 +12,14 @@ from typing import TypeVar
 
 from knowledge_assets.contracts import Chunk, ParsedDocument, ParsedPage
 from knowledge_assets.store.database import Store
+from knowledge_assets.store.schema import column_list
 
 PARSED_TABLES = ("parsed_documents", "parsed_pages", "parsed_chunks")
 
 _Model = TypeVar("_Model")
 _BATCH_ROWS = 2_000
-_PAGES_SQL = "SELECT * EXCLUDE (doc_id) FROM parsed_pages WHERE doc_id = ? ORDER BY page"
-_CHUNKS_SQL = "SELECT * EXCLUDE (doc_id) FROM parsed_chunks WHERE doc_id = ? ORDER BY seq"
+_PAGES_SQL = f"SELECT {column_list('parsed_pages', 'doc_id')} FROM parsed_pages WHERE doc_id = ? ORDER BY page"
+_CHUNKS_SQL = f"SELECT {column_list('parsed_chunks', 'doc_id')} FROM parsed_chunks WHERE doc_id = ? ORDER BY seq"
 
 
 def write_parsed(store: Store, parsed: ParsedDocument) -> None:

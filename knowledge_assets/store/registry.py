@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Literal
 
 from knowledge_assets.store.database import Store
+from knowledge_assets.store.schema import column_list
 
 DocumentKind = Literal["pdf", "markdown", "text", "mineru"]
 # How the file was matched to its doc_id: a key it declares (`--doc-id`, a sidecar), the hash of
@@ -57,8 +58,8 @@ class ContentMatch:
 
 
 # Each document's latest row, the registry's "now".
-_LATEST = ("SELECT * FROM documents "
-           "QUALIFY row_number() OVER (PARTITION BY doc_id ORDER BY registered_at DESC, revision DESC) = 1")
+_LATEST = (f"SELECT {column_list('documents')} FROM (SELECT *, row_number() OVER (PARTITION BY doc_id "
+           "ORDER BY registered_at DESC, revision DESC) AS recency FROM documents) ranked WHERE recency = 1")
 
 
 def _source(row: dict) -> DocumentSource:
@@ -83,7 +84,7 @@ def latest_source(store: Store, doc_id: str) -> tuple[DocumentSource, int] | Non
 
 def path_holder(store: Store, path: Path) -> tuple[DocumentSource, int] | None:
     """The document registered last at `path` (a resolved path), with its latest revision."""
-    rows = store.fetch(f"SELECT * FROM ({_LATEST}) WHERE source_path = ? ORDER BY registered_at DESC LIMIT 1",
+    rows = store.fetch(f"SELECT * FROM ({_LATEST}) latest WHERE source_path = ? ORDER BY registered_at DESC LIMIT 1",
                        [str(path)])
     return (_source(rows[0]), rows[0]["revision"]) if rows else None
 

@@ -19,3 +19,9 @@ TABLES: dict[str, dict[str, str]] = {
 def create_statement(table: str) -> str:
     columns = ", ".join(f'"{name}" {sql_type}' for name, sql_type in TABLES[table].items())
     return f'CREATE TABLE IF NOT EXISTS "{table}" ({columns})'
+
+
+def column_list(table: str, *left_out: str) -> str:
+    """The table's columns, quoted, in schema order, but those `left_out`: what a read names in
+    place of `SELECT *` without them, which not every engine can write."""
+    return ", ".join(f'"{name}"' for name in TABLES[table] if name not in left_out)

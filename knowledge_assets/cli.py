@@ -6,6 +6,8 @@
     knowledge-assets export --doc-id KEY --out DIR [--format json|csv|xlsx] [--approved]
                                                   write the seven contract files to DIR/KEY/
     knowledge-assets documents [remove DOC_ID]    list the documents and their state; remove one
+    knowledge-assets store copy --to TARGET       copy the store into an empty DuckDB file or
+                                                  postgresql:// store, verified table by table
     knowledge-assets --version
 
 `--out DIR` means one thing everywhere: the folder that holds one folder per document,
@@ -31,7 +33,7 @@ import sys
 from importlib import metadata
 from pathlib import Path
 
-from knowledge_assets import documents_cli, progress
+from knowledge_assets import documents_cli, progress, store_cli
 from knowledge_assets.errors import DOCUMENT_CAUSE_CHARS, KnowledgeError, short_cause
 from knowledge_assets.evaluation import cli as evaluation_cli
 from knowledge_assets.export import FORMATS, ExportError, check_index, export_into, write_index
@@ -285,6 +287,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "per document, a sheet per branch")
     export.set_defaults(handler=cmd_export)
     documents_cli.add_commands(sub, _dagster_instance)
+    store_cli.add_commands(sub)
     review_cli.add_commands(sub, _document_states)
     evaluation_cli.add_commands(sub, _pipeline_runner)
     semantic_review_cli.add_commands(sub, _pipeline_runner)

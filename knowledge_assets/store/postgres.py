@@ -126,8 +126,10 @@ class PostgresStore:
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
-        """Every store operation inside, on this thread, in one transaction: all or none."""
-        with self.session(), self.connect() as con, con.failures(), con.raw.transaction():
+        """Every store operation inside, on this thread, in one transaction: all or none. Its
+        connection is the thread's for the time inside (as in a session), so the operations
+        of any PostgresStore on the URL run in it; a transaction inside one is a savepoint."""
+        with self.connect() as con, _holding(self.url, con), con.failures(), con.raw.transaction():
             yield
 
     def replace_partition(
@@ -191,6 +193,20 @@ class PostgresStore:
                 raise
             _READY.add(self.url)
         return con
+
+
+@contextmanager
+def _holding(url: str, con: _Connection) -> Iterator[None]:
+    """`con` as this thread's connection to `url` for the time inside, unless one is held."""
+    held = _held()
+    if url in held:
+        yield
+        return
+    held[url] = con
+    try:
+        yield
+    finally:
+        held.pop(url, None)
 
 
 class _Retry(StoreError):

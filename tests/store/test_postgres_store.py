@@ -97,11 +97,14 @@ def test_a_failed_write_leaves_the_previous_rows_and_a_transaction_is_all_or_not
     with pytest.raises(StoreError, match="atomic"):
         store.replace_partition("A", {"parsed_pages": _rows("parsed_pages", "A", 1), "parsed_chunks": [bad]})
     assert len(store.fetch("SELECT * FROM parsed_pages WHERE doc_id = ?", ["A"])) == 3
+    other = PostgresStore(store.url)  # another Store object on the URL, as the review code makes them
     with pytest.raises(RuntimeError), store.transaction():
         store.replace_partition("A", {"parsed_pages": []})
-        assert store.fetch("SELECT count(*) AS n FROM parsed_pages WHERE doc_id = ?", ["A"]) == [{"n": 0}]
-        raise RuntimeError("the request failed after its first write")
+        other.append("rejected_fields", _rows("rejected_fields", "A", 1))
+        assert other.fetch("SELECT count(*) AS n FROM parsed_pages WHERE doc_id = ?", ["A"]) == [{"n": 0}]
+        raise RuntimeError("the request failed after its writes")
     assert store.fetch("SELECT count(*) AS n FROM parsed_pages WHERE doc_id = ?", ["A"]) == [{"n": 3}]
+    assert store.fetch("SELECT count(*) AS n FROM rejected_fields") == [{"n": 0}]
 
 
 def test_a_duplicate_key_is_refused_in_one_line(postgres_server):

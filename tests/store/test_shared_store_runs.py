@@ -74,10 +74,11 @@ def test_the_samples_give_the_same_contract_files_from_both_stores(postgres_serv
     _same_contract_files(tmp_path, _database(postgres_server, "samples"), SAMPLES, list(SAMPLE_IDS))
 
 
-# The corpus's Markdown and text documents: the whole corpus (PDFs included) takes several minutes a
-# store on the shared machine, these six about a minute for both.
-CORPUS_SUBSET = ("oneuptime-mttr-mttd-mtbf.md", "waf-reliability-metrics.md", "waf-incident-management.md",
-                 "draft-ietf-ccwg-ratelimited-increase.md", "pp-36-2024-pnbp-klhk.md", "rfc9002.txt")
+# Four corpus documents of four genres (a blog's reliability lexicon, a cloud guidance page, an IETF
+# draft, an Indonesian regulation): six Markdown and text documents took 47 s a store to run on the
+# shared machine, and the whole corpus (PDFs included) several minutes, past this test's budget.
+CORPUS_SUBSET = ("oneuptime-mttr-mttd-mtbf.md", "waf-reliability-metrics.md",
+                 "draft-ietf-ccwg-ratelimited-increase.md", "pp-36-2024-pnbp-klhk.md")
 
 
 @pytest.mark.skipif(not CORPUS.is_dir(), reason=f"the development corpus is not at {CORPUS}")

@@ -42,8 +42,9 @@ from pydantic import BaseModel, TypeAdapter
 from knowledge_assets import branches
 from knowledge_assets import contracts as c
 from knowledge_assets.errors import KnowledgeError
+from knowledge_assets.store.audit import latest_calls
 from knowledge_assets.store.database import Store
-from knowledge_assets.store.knowledge import load_entities
+from knowledge_assets.store.knowledge import load_entities, stored_rows
 from knowledge_assets.store.registry import document_title, latest_source
 from knowledge_assets.store.revisions import revision_state
 
@@ -75,22 +76,15 @@ class ExportError(KnowledgeError):
 
 
 def _review_queue(store: Store, doc_id: str) -> list[BaseModel]:
-    rows = store.fetch('SELECT * EXCLUDE (doc_id) FROM review_queue WHERE doc_id = ? ORDER BY rank', [doc_id])
     return _QUEUE.validate_python(
-        [{k: v for k, v in row.items() if not (k == "domain_id" and v is None)} for row in rows]
+        [{k: v for k, v in row.items() if not (k == "domain_id" and v is None)}
+         for row in stored_rows(store, "review_queue", doc_id)]
     )
 
 
 def _usage(store: Store, doc_id: str) -> list[c.CallUsage]:
     """The calls of each branch's latest materialisation."""
-    columns = ", ".join(f'u."{f}"' for f in _USAGE_FIELDS)
-    rows = store.fetch(
-        f"SELECT {columns} FROM llm_usage u JOIN ("
-        "  SELECT branch, arg_max(run_id, created_at) AS run_id FROM llm_usage WHERE doc_id = ? GROUP BY branch"
-        ") latest USING (branch, run_id) WHERE u.doc_id = ? ORDER BY u.branch, u.created_at",
-        [doc_id, doc_id],
-    )
-    return [c.CallUsage(**row) for row in rows]
+    return [c.CallUsage(**{f: row[f] for f in _USAGE_FIELDS}) for row in latest_calls(store, doc_id)]
 
 
 def payloads(store: Store, doc_id: str) -> dict[str, object]:

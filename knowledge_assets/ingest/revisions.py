@@ -7,6 +7,7 @@ import hashlib
 from collections.abc import Iterable
 
 from knowledge_assets.store.database import Store
+from knowledge_assets.store.parsed import parsed_content_hashes
 from knowledge_assets.store.registry import holds_its_path, latest_source
 
 
@@ -26,8 +27,7 @@ def current_sha256(store: Store, doc_id: str) -> str | None:
 def changed_documents(store: Store, doc_ids: Iterable[str]) -> set[str]:
     """Parsed documents whose current content differs from what was parsed. A document never
     parsed is not listed: it is missing, not changed."""
-    parsed = {r["doc_id"]: r["content_sha256"]
-              for r in store.fetch("SELECT doc_id, content_sha256 FROM parsed_documents")}
+    parsed = parsed_content_hashes(store)
     changed = set()
     for doc_id in doc_ids:
         if doc_id in parsed and current_sha256(store, doc_id) not in (None, parsed[doc_id]):

@@ -32,6 +32,7 @@ from knowledge_assets.review.decisions import Review
 from knowledge_assets.review.entities import KEY_PARAMETER, MODELS, EntityKey, Kind, extracted_documents
 from knowledge_assets.review.status import ReviewStatus, review_statuses
 from knowledge_assets.store.database import Store
+from knowledge_assets.store.review import approved_doc_ids
 from knowledge_assets.store.revisions import not_current
 
 _TERM, _FORMULA = GLOSSARY.review_kind, FORMULA.review_kind
@@ -142,7 +143,7 @@ def approved_knowledge(store: Store, doc_id: str) -> ApprovedKnowledge:
 def write_approved_knowledge(store: Store) -> list[ApprovedKnowledge]:
     """Replaces every document's rows of the `approved_knowledge` table, each in one transaction."""
     documents = extracted_documents(store)
-    previously = {row["doc_id"] for row in store.fetch("SELECT DISTINCT doc_id FROM approved_knowledge")}
+    previously = approved_doc_ids(store)
     results = [approved_knowledge(store, doc_id) for doc_id in documents]
     for knowledge in results:
         store.replace_partition(knowledge.doc_id, {"approved_knowledge": knowledge.rows()})

@@ -25,10 +25,9 @@ from pathlib import Path
 
 from knowledge_assets.errors import read_json
 from knowledge_assets.review.decisions import Decision, Review, history, record_decision, validate_edit
-from knowledge_assets.review.documents import progress, queue_entries
+from knowledge_assets.review.documents import pending_work, progress, queue_entries
 from knowledge_assets.review.entities import ReviewError, find
 from knowledge_assets.review.status import statuses_of
-from knowledge_assets.review.worklist import worklist
 from knowledge_assets.settings import store_setting
 from knowledge_assets.store.database import Store
 from knowledge_assets.store.open import open_store
@@ -47,7 +46,8 @@ def _warn_if_not_current(store: Store, doc_id: str) -> None:
 
 def cmd_list(args: argparse.Namespace) -> int:
     store = _store()
-    items = worklist(store, args.doc_id)
+    entries = queue_entries(store, args.doc_id)  # the review states, computed once for both figures
+    items = pending_work(entries)
     _warn_if_not_current(store, args.doc_id)
     if args.json:
         print(json.dumps([asdict(item) for item in items], ensure_ascii=False, indent=2))
@@ -61,7 +61,7 @@ def cmd_list(args: argparse.Namespace) -> int:
         if item.kept:
             print(f"      kept:   {item.kept}")
         print(f"      span:   {' '.join(item.span.split())}")
-    decided = progress(queue_entries(store, args.doc_id))
+    decided = progress(entries)
     print(f"{len(items)} pending in {args.doc_id}; decided " + ", ".join(
         f"{p.decided}/{p.total}" + (f" {p.kind}" if p.kind else "") for p in decided))
     return 0

@@ -21,6 +21,7 @@ from pydantic import BaseModel, ValidationError
 from knowledge_assets.review.entities import KEY_PARAMETER, MODELS, EntityKey, Reviewable, ReviewError, kind_branch
 from knowledge_assets.review.fingerprint import fingerprint, reviewed_content
 from knowledge_assets.store.database import Store
+from knowledge_assets.store.review import decision_rows
 from knowledge_assets.store.revisions import revision_state
 
 # `withdrawn` undoes a decision that had none before it: the entity is unreviewed again.
@@ -83,8 +84,7 @@ def _review(row: dict[str, Any]) -> Review:
 
 def history(store: Store, doc_id: str) -> list[Review]:
     """Every decision on the document's entities, oldest first."""
-    rows = store.fetch("SELECT * FROM knowledge_reviews WHERE doc_id = ? ORDER BY reviewed_at, review_id", [doc_id])
-    return [_review(row) for row in rows]
+    return [_review(row) for row in decision_rows(store, doc_id)]
 
 
 def latest_decisions(store: Store, doc_id: str) -> dict[EntityKey, Review]:
@@ -138,22 +138,35 @@ def record_decision(
     edited: BaseModel | None = None,
 ) -> Review:
     """Appends one decision on the entity as it is now stored, if it is of the current revision."""
+    if (decision == "edited") != (edited is not None):
+        raise ReviewError("an edited payload goes with the decision 'edited', and only with it")
+    content = reviewed_content(item.key.kind, item.entity)
+    return _append(store, item, decision, reviewer, note,
+                   None if edited is None else edited.model_dump(mode="json"), content)
+
+
+def restore_decision(store: Store, item: Reviewable, earlier: Review, reviewer: str, note: str) -> Review:
+    """Appends `earlier` again under `reviewer`'s name, on the content its reviewer saw (its
+    fingerprint and reviewed content, its edited payload): the entry gets back the state it had
+    under that decision, `stale` if the content changed since it was taken. What an undo writes."""
+    return _append(store, item, earlier.decision, reviewer, note, earlier.edited_payload, earlier.reviewed_content)
+
+
+def _append(store: Store, item: Reviewable, decision: Decision, reviewer: str, note: str | None,
+            edited_payload: dict[str, Any] | None, content: dict[str, Any]) -> Review:
     if not reviewer.strip():
         raise ReviewError("a reviewer name is required")
     _within_limit("a reviewer name", reviewer.strip(), REVIEWER_MAX_CHARS)
     _within_limit("a note", (note or "").strip(), NOTE_MAX_CHARS)
     if decision == "rejected" and not (note or "").strip():
         raise ReviewError("a rejection needs a note saying why")
-    if (decision == "edited") != (edited is not None):
-        raise ReviewError("an edited payload goes with the decision 'edited', and only with it")
     _of_current_revision(store, item)
-    content = reviewed_content(item.key.kind, item.entity)
     review = Review(
         review_id="rv_" + uuid.uuid4().hex,
         doc_id=item.doc_id,
         key=item.key,
         decision=decision,
-        edited_payload=None if edited is None else edited.model_dump(mode="json"),
+        edited_payload=edited_payload,
         reviewer=reviewer.strip(),
         reviewed_at=datetime.now(timezone.utc).replace(tzinfo=None),
         note=(note or "").strip() or None,

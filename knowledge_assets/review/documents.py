@@ -20,10 +20,11 @@ from pathlib import Path
 
 from knowledge_assets.review.entities import require_document
 from knowledge_assets.review.status import DECIDED, ReviewStatus, review_statuses
-from knowledge_assets.review.worklist import kept_note, kind_order, queue_rows, reason_for, review_order
+from knowledge_assets.review.worklist import WorkItem, kept_note, kind_order, queue_rows, reason_for, review_order
 from knowledge_assets.store.database import Store
 from knowledge_assets.store.knowledge import kept_marks
 from knowledge_assets.store.registry import parsed_registration
+from knowledge_assets.store.review import document_figures
 
 
 @dataclass(frozen=True)
@@ -78,44 +79,28 @@ class QueueEntry:
         return self.status.state
 
 
-def _by_doc(store: Store, sql: str) -> dict[str, dict]:
-    return {row["doc_id"]: row for row in store.fetch(sql)}
-
-
 def document_summaries(store: Store, only: list[str] | None = None, with_states: bool = True) -> list[DocumentSummary]:
     """Every registered or extracted document (or those in `only`), sorted by doc_id, with its
     counts and review states (left empty without `with_states`: a page that only names the
     document need not compute every entry's state again)."""
-    registry = _by_doc(store, """
-        SELECT doc_id, arg_max(revision, registered_at) AS revision, arg_max(kind, registered_at) AS kind,
-               arg_max(file_name, registered_at) AS file_name
-        FROM documents GROUP BY doc_id""")
-    parsed = _by_doc(store, "SELECT doc_id, page_count, parsed_at FROM parsed_documents")
-    glossary = _by_doc(
-        store, "SELECT doc_id, count(*) AS terms, count(definition) AS definitions FROM glossary GROUP BY doc_id"
-    )
-    formulas = _by_doc(store, "SELECT doc_id, count(*) AS n FROM formulas GROUP BY doc_id")
-    rules = _by_doc(store, "SELECT doc_id, count(*) AS n FROM rules GROUP BY doc_id")
-    titles = _by_doc(store, "SELECT doc_id, min(title) AS title FROM domain_context GROUP BY doc_id")
-    runs = _by_doc(store, "SELECT doc_id, max(created_at) AS at FROM llm_usage GROUP BY doc_id")
-    doc_ids = sorted(set(registry) | set(glossary) | set(formulas) | set(rules) | set(titles))
-    doc_ids = [d for d in doc_ids if only is None or d in only]
     summaries = []
-    for doc_id in doc_ids:
-        extracted = doc_id in glossary or doc_id in formulas or doc_id in rules or doc_id in titles
-        states = Counter(s.state for s in review_statuses(store, doc_id)) if extracted and with_states else Counter()
-        moments = [m for m in (parsed.get(doc_id, {}).get("parsed_at"), runs.get(doc_id, {}).get("at")) if m]
+    for found in document_figures(store):
+        if only is not None and found.doc_id not in only:
+            continue
+        states = (Counter(s.state for s in review_statuses(store, found.doc_id))
+                  if found.extracted and with_states else Counter())
+        moments = [m for m in (found.parsed_at, found.last_call_at) if m]
         summaries.append(DocumentSummary(
-            doc_id=doc_id,
-            title=titles.get(doc_id, {}).get("title"),
-            revision=registry.get(doc_id, {}).get("revision"),
-            kind=registry.get(doc_id, {}).get("kind"),
-            file_name=registry.get(doc_id, {}).get("file_name"),
-            pages=parsed.get(doc_id, {}).get("page_count"),
-            terms=glossary.get(doc_id, {}).get("terms", 0),
-            definitions=glossary.get(doc_id, {}).get("definitions", 0),
-            formulas=formulas.get(doc_id, {}).get("n", 0),
-            rules=rules.get(doc_id, {}).get("n", 0),
+            doc_id=found.doc_id,
+            title=found.title,
+            revision=found.revision,
+            kind=found.kind,
+            file_name=found.file_name,
+            pages=found.pages,
+            terms=found.terms,
+            definitions=found.definitions,
+            formulas=found.formulas,
+            rules=found.rules,
             states=states,
             last_run=max(moments) if moments else None,
         ))
@@ -140,6 +125,24 @@ class Progress:
     kind: str | None
     decided: int
     total: int
+
+
+def worklist(store: Store, doc_id: str) -> list[WorkItem]:
+    """The document's pending entries, ranked 1…n in the worklist's order: what `review list` shows."""
+    return pending_work(queue_entries(store, doc_id))
+
+
+def pending_work(entries: list[QueueEntry]) -> list[WorkItem]:
+    """The pending entries of a document's queue (`queue_entries`) as the worklist's items."""
+    items = []
+    for rank, entry in enumerate((e for e in entries if e.status.pending), start=1):
+        status, provenance = entry.status, entry.status.item.provenance
+        items.append(WorkItem(
+            rank=rank, kind=status.key.kind, id=status.key.ref, label=status.item.label, state=status.state,
+            reason=entry.reason, page_no=provenance.page_no, section_no=provenance.section_no, span=provenance.span,
+            kept=entry.kept,
+        ))
+    return items
 
 
 def progress(entries: list[QueueEntry]) -> list[Progress]:

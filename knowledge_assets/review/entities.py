@@ -17,7 +17,7 @@ from knowledge_assets import contracts as c
 from knowledge_assets.branches import DOMAIN_CONTEXT, BranchSpec, BranchTable
 from knowledge_assets.errors import KnowledgeError
 from knowledge_assets.store.database import Store
-from knowledge_assets.store.knowledge import load_entities
+from knowledge_assets.store.knowledge import documents_holding, extracted_doc_ids, load_entities
 
 # A kind is a branch's review_kind (`term`, `formula`, `rule`, `domain`: the words stored in
 # knowledge_reviews.entity_kind), or a key parameter, reviewed on its own inside its domain.
@@ -120,8 +120,7 @@ def current_entities(store: Store, doc_id: str) -> list[Reviewable]:
 
 def extracted_documents(store: Store) -> list[str]:
     """Documents with any extracted knowledge in the store, sorted."""
-    union = " UNION ".join(f'SELECT doc_id FROM "{table}"' for table in branches.tables())
-    return [row["doc_id"] for row in store.fetch(f"SELECT DISTINCT doc_id FROM ({union}) ORDER BY doc_id")]
+    return extracted_doc_ids(store)
 
 
 def require_document(store: Store, doc_id: str) -> None:
@@ -149,15 +148,14 @@ def find(store: Store, ref: str, doc_id: str | None = None) -> Reviewable:
 
 def _holding_document(store: Store, key: EntityKey) -> str:
     spec = kind_branch(key.kind)
-    rows = store.fetch(
-        f'SELECT DISTINCT doc_id FROM "{spec.table}" WHERE "{spec.id_field}" = ? ORDER BY doc_id', [key.entity_id])
-    if not rows:
+    holding = documents_holding(store, spec, key.entity_id)
+    if not holding:
         kind = spec.review_kind
         raise ReviewError(
             f"{key.ref}: no {kind} {key.entity_id} in the current extraction of any document in {store.path}")
-    if len(rows) > 1:
-        raise ReviewError(f"{key.ref}: found in documents {', '.join(r['doc_id'] for r in rows)}; pass --doc-id")
-    return rows[0]["doc_id"]
+    if len(holding) > 1:
+        raise ReviewError(f"{key.ref}: found in documents {', '.join(holding)}; pass --doc-id")
+    return holding[0]
 
 
 def _key_parameter_error(store: Store, key: EntityKey, doc_id: str) -> ReviewError:

@@ -1,4 +1,5 @@
-"""What `review list` shows: the document's pending entries, read live, in queue order.
+"""What `review list` shows: the document's pending entries, read live, in queue order (the
+list itself is `review.documents.worklist`, the pending part of the document's whole queue).
 
 Terms and uncorroborated key parameters come in the contract queue's order (conflicts, key
 parameters, mention count), then the domain context, formulas and rules, which the contract
@@ -15,10 +16,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from knowledge_assets import contracts as c
-from knowledge_assets.review.entities import EntityKey, require_document
-from knowledge_assets.review.status import ReviewStatus, review_statuses
+from knowledge_assets.review.entities import EntityKey
+from knowledge_assets.review.status import ReviewStatus
 from knowledge_assets.store.database import Store
-from knowledge_assets.store.knowledge import KeptRow, kept_marks
+from knowledge_assets.store.knowledge import KeptRow, stored_rows
 
 QueueRows = dict[EntityKey, tuple[int, str]]
 # Entries outside the contract queue (and any a stale queue table lacks) follow in this order.
@@ -47,13 +48,8 @@ class WorkItem:
 
 def queue_rows(store: Store, doc_id: str) -> QueueRows:
     """The contract queue's rank and reason of each entry it holds."""
-    rows = store.fetch(
-        "SELECT rank, row_kind, term_id, domain_id, term, review_reason FROM review_queue "
-        "WHERE doc_id = ? ORDER BY rank",
-        [doc_id],
-    )
     keyed = {}
-    for row in rows:
+    for row in stored_rows(store, "review_queue", doc_id):
         if row["row_kind"] == "key_parameter":
             key = EntityKey("key_parameter", row["domain_id"], row["term"])
         else:
@@ -87,20 +83,3 @@ def reason_for(status: ReviewStatus, queue: QueueRows) -> str:
     if not status.pending and status.latest is not None:
         return status.latest.describe()
     return queue.get(status.key, (0, c.REVIEW_REASON_ROUTINE))[1]
-
-
-def worklist(store: Store, doc_id: str) -> list[WorkItem]:
-    require_document(store, doc_id)
-    queue = queue_rows(store, doc_id)
-    kept = kept_marks(store, doc_id)
-    pending = sorted((s for s in review_statuses(store, doc_id) if s.pending), key=review_order(queue))
-    items = []
-    for rank, status in enumerate(pending, start=1):
-        provenance = status.item.provenance
-        reason = reason_for(status, queue)
-        items.append(WorkItem(
-            rank=rank, kind=status.key.kind, id=status.key.ref, label=status.item.label, state=status.state,
-            reason=reason, page_no=provenance.page_no, section_no=provenance.section_no, span=provenance.span,
-            kept=kept_note(kept.get(status.key.entity_id)),
-        ))
-    return items

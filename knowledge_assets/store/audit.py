@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from knowledge_assets.store.database import Store
+from knowledge_assets.store.schema import column_list
 
 
 @dataclass(frozen=True)
@@ -39,3 +40,15 @@ def model_call_count(store: Store, except_deployment: str) -> int:
     rows = store.fetch("SELECT count(*) AS n FROM llm_usage WHERE deployment <> ? AND NOT cache_hit",
                        [except_deployment])
     return int(rows[0]["n"])
+
+
+def latest_calls(store: Store, doc_id: str) -> list[dict]:
+    """The `llm_usage` rows (doc_id left out) of each branch's latest materialisation of the
+    document: the run of the branch's last recorded call, ordered by branch, then time."""
+    return store.fetch(
+        f"SELECT {column_list('llm_usage', 'doc_id', alias='u')} FROM llm_usage u JOIN ("
+        "  SELECT branch, run_id FROM (SELECT branch, run_id, row_number() OVER "
+        "(PARTITION BY branch ORDER BY created_at DESC) AS recency FROM llm_usage WHERE doc_id = ?) ranked "
+        "WHERE recency = 1) latest USING (branch, run_id) WHERE u.doc_id = ? ORDER BY u.branch, u.created_at",
+        [doc_id, doc_id],
+    )

@@ -8,6 +8,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 
 from knowledge_assets.store.database import Store
+from knowledge_assets.store.schema import placeholders
 
 # Placeholders per query: PostgreSQL takes at most 65,535 in one statement.
 _KEYS_PER_QUERY = 1_000
@@ -22,7 +23,7 @@ def stored_answers(store: Store, keys: list[str]) -> dict[str, tuple[str, str]]:
         batch = wanted[start:start + _KEYS_PER_QUERY]
         rows = store.fetch(
             "SELECT cache_key, response_json, structured_output_mode FROM llm_cache "
-            f"WHERE cache_key IN ({', '.join(['?'] * len(batch))})",
+            f"WHERE cache_key IN ({placeholders(len(batch))})",
             batch,
         )
         for row in rows:  # a key is stored once (`store_answer_once`); of two rows, the first read counts

@@ -211,6 +211,21 @@ class Store:
                 con.execute("ROLLBACK")
                 raise
 
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """All the writes inside, or none of them: begun on the connection `connect()` gives,
+        committed at the end, rolled back on any exception. The operations inside must run on
+        that same connection, so a transaction is taken inside a `session()` or on a store held
+        on one connection (`store/held.py`); it yields nothing to run SQL on."""
+        with self.connect() as con:
+            con.execute("BEGIN TRANSACTION")
+            try:
+                yield
+            except BaseException:
+                con.execute("ROLLBACK")
+                raise
+            con.execute("COMMIT")
+
     def append(self, table: str, rows: list[dict[str, Any]]) -> None:
         with self.connect() as con:
             _insert(con, table, rows)

@@ -11,6 +11,7 @@ from typing import TypeVar
 
 from pydantic import BaseModel
 
+from knowledge_assets import branches
 from knowledge_assets import contracts as c
 from knowledge_assets.branches import FORMULA, GLOSSARY, RULE, BranchSpec, BranchTable
 from knowledge_assets.store.database import Store
@@ -29,17 +30,20 @@ def entity_rows(doc_id: str, entities: list[BaseModel]) -> list[dict]:
     return [{"doc_id": doc_id, **entity.model_dump()} for entity in entities]
 
 
-def load_entities(store: Store, table: str, doc_id: str, model: type[Entity]) -> list[Entity]:
+def stored_rows(store: Store, table: str, doc_id: str) -> list[dict]:
+    """The document's rows of a table of `ORDER_BY` in their stored order, without doc_id."""
     order = ORDER_BY[table]
     if "." in order:
         # A field of a nested column is spelled differently by each engine: taken in Python.
-        rows = _in_order(store.fetch(f'SELECT {column_list(table, "doc_id")} FROM "{table}" WHERE doc_id = ?',
+        return _in_order(store.fetch(f'SELECT {column_list(table, "doc_id")} FROM "{table}" WHERE doc_id = ?',
                                      [doc_id]), order)
-    else:
-        rows = store.fetch(f'SELECT {column_list(table, "doc_id")} FROM "{table}" WHERE doc_id = ? ORDER BY {order}',
-                           [doc_id])
+    return store.fetch(f'SELECT {column_list(table, "doc_id")} FROM "{table}" WHERE doc_id = ? ORDER BY {order}',
+                       [doc_id])
+
+
+def load_entities(store: Store, table: str, doc_id: str, model: type[Entity]) -> list[Entity]:
     return [model.model_validate({k: v for k, v in row.items() if v is not None or k in model.model_fields})
-            for row in rows]
+            for row in stored_rows(store, table, doc_id)]
 
 
 def _in_order(rows: list[dict], order_by: str) -> list[dict]:
@@ -185,10 +189,25 @@ def rejected_entry_terms(store: Store, doc_id: str, branch: BranchSpec, field: s
     return {r["entry_term"] for r in rows}
 
 
-def document_rows(store: Store, table: str, doc_id: str) -> list[dict]:
-    """The document's rows of a knowledge table exactly as DuckDB returns them (doc_id included),
-    for the checks, which re-verify what is stored rather than what a model would read back."""
-    return store.fetch(f'SELECT * FROM "{table}" WHERE doc_id = ?', [doc_id])
+def document_rows(store: Store, table: str, doc_id: str, order_by: str | None = None) -> list[dict]:
+    """The document's rows of a knowledge table exactly as the store returns them (doc_id
+    included), for the checks, which re-verify what is stored rather than what a model would
+    read back; sorted by the column `order_by` when one is named."""
+    order = f' ORDER BY "{order_by}"' if order_by else ""
+    return store.fetch(f'SELECT * FROM "{table}" WHERE doc_id = ?{order}', [doc_id])
+
+
+def extracted_doc_ids(store: Store) -> list[str]:
+    """Documents with rows in any branch's table, sorted."""
+    union = " UNION ".join(f'SELECT doc_id FROM "{table}"' for table in branches.tables())
+    return [row["doc_id"] for row in store.fetch(f"SELECT DISTINCT doc_id FROM ({union}) extracted ORDER BY doc_id")]
+
+
+def documents_holding(store: Store, branch: BranchSpec, entity_id: str) -> list[str]:
+    """The documents whose rows of the branch's table hold the entity id, sorted."""
+    rows = store.fetch(f'SELECT DISTINCT doc_id FROM "{branch.table}" WHERE "{branch.id_field}" = ? ORDER BY doc_id',
+                       [entity_id])
+    return [row["doc_id"] for row in rows]
 
 
 def entity_ids(store: Store, branch: BranchSpec, doc_id: str) -> set[str]:

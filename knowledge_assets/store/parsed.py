@@ -12,7 +12,7 @@ from typing import TypeVar
 
 from knowledge_assets.contracts import Chunk, ParsedDocument, ParsedPage
 from knowledge_assets.store.database import Store
-from knowledge_assets.store.schema import column_list
+from knowledge_assets.store.schema import column_list, placeholders
 
 PARSED_TABLES = ("parsed_documents", "parsed_pages", "parsed_chunks")
 
@@ -73,3 +73,30 @@ def page_text(store: Store, doc_id: str, page: int) -> str:
     """The parsed text of the document's 0-based `page` ("" for a page the store does not hold)."""
     rows = store.fetch("SELECT text FROM parsed_pages WHERE doc_id = ? AND page = ?", [doc_id, page])
     return rows[0]["text"] if rows else ""
+
+
+def page_count(store: Store, doc_id: str) -> int | None:
+    """How many pages the parsed document has; None for a document never parsed."""
+    rows = store.fetch("SELECT page_count FROM parsed_documents WHERE doc_id = ?", [doc_id])
+    return rows[0]["page_count"] if rows else None
+
+
+def parsed_content_hashes(store: Store) -> dict[str, str]:
+    """doc_id → the content hash its parsed rows came from, for every parsed document."""
+    rows = store.fetch("SELECT doc_id, content_sha256 FROM parsed_documents")
+    return {row["doc_id"]: row["content_sha256"] for row in rows}
+
+
+def chunk_row(store: Store, doc_id: str, chunk_id: str) -> dict | None:
+    """The chunk's `parsed_chunks` row as the store returns it (doc_id included), None if absent."""
+    rows = store.fetch("SELECT * FROM parsed_chunks WHERE doc_id = ? AND chunk_id = ?", [doc_id, chunk_id])
+    return rows[0] if rows else None
+
+
+def chunk_texts(store: Store, doc_id: str, seqs: list[int]) -> dict[int, str]:
+    """seq → text of the document's chunks at those positions (those that exist)."""
+    if not seqs:
+        return {}
+    rows = store.fetch(f"SELECT seq, text FROM parsed_chunks WHERE doc_id = ? AND seq IN ({placeholders(len(seqs))})",
+                       [doc_id, *seqs])
+    return {row["seq"]: row["text"] for row in rows}

@@ -167,5 +167,11 @@ def parsed_registration(store: Store, doc_id: str) -> dict | None:
     return rows[0] if rows else None
 
 
+def latest_registrations(store: Store) -> dict[str, dict]:
+    """doc_id → its latest registration (doc_id, revision, kind, file_name), for every document."""
+    rows = store.fetch(f"SELECT doc_id, revision, kind, file_name FROM ({_LATEST}) latest")
+    return {row["doc_id"]: row for row in rows}
+
+
 def registered_doc_ids(store: Store) -> list[str]:
     return [r["doc_id"] for r in store.fetch("SELECT DISTINCT doc_id FROM documents ORDER BY doc_id")]

@@ -21,7 +21,14 @@ def create_statement(table: str) -> str:
     return f'CREATE TABLE IF NOT EXISTS "{table}" ({columns})'
 
 
-def column_list(table: str, *left_out: str) -> str:
-    """The table's columns, quoted, in schema order, but those `left_out`: what a read names in
-    place of `SELECT *` without them, which not every engine can write."""
-    return ", ".join(f'"{name}"' for name in TABLES[table] if name not in left_out)
+def column_list(table: str, *left_out: str, alias: str = "") -> str:
+    """The table's columns, quoted (qualified by `alias` when given), in schema order, but those
+    `left_out`: what a read names in place of `SELECT *` without them, which not every engine
+    can write."""
+    qualifier = f"{alias}." if alias else ""
+    return ", ".join(f'{qualifier}"{name}"' for name in TABLES[table] if name not in left_out)
+
+
+def placeholders(n: int) -> str:
+    """`?, ?, …` for an `IN (…)` of n values: every engine takes a list this way."""
+    return ", ".join(["?"] * n)

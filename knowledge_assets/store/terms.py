@@ -30,3 +30,14 @@ def kept_mention_count(store: Store, doc_id: str) -> int:
     """How many of the document's mentions the noise filter kept (clustered or not)."""
     (kept,) = store.fetch("SELECT count(*) AS n FROM term_mentions WHERE doc_id = ? AND noise IS NULL", [doc_id])
     return kept["n"]
+
+
+def term_mentions_in_text(store: Store, doc_id: str, term_id: str) -> list[dict[str, Any]]:
+    """Every mention of the term with its chunk's text and place (char_start, char_end, text,
+    page_no, section_no, seq), in reading order."""
+    return store.fetch(
+        """SELECT m.char_start, m.char_end, c.text, c.page_no, c.section_no, c.seq FROM term_mentions m
+           JOIN parsed_chunks c ON c.doc_id = m.doc_id AND c.chunk_id = m.chunk_id
+           WHERE m.doc_id = ? AND m.term_id = ? ORDER BY c.seq, m.char_start""",
+        [doc_id, term_id],
+    )

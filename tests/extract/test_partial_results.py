@@ -16,8 +16,7 @@ import pytest
 from knowledge_assets.defs.document_state import call_figures, kept_figure, partition_states
 from knowledge_assets.defs.launch import materialize_document
 from knowledge_assets.ingest.documents import identify
-from knowledge_assets.review.documents import queue_entries
-from knowledge_assets.review.worklist import worklist
+from knowledge_assets.review.documents import queue_entries, worklist
 from knowledge_assets.store.database import Store
 from knowledge_assets.store.registry import register
 from tests.conftest import SAMPLE_MARKDOWN

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from knowledge_assets import contracts as c
@@ -9,6 +11,7 @@ from knowledge_assets.review.batch import decide_all, undo
 from knowledge_assets.review.decisions import history, record_decision
 from knowledge_assets.review.documents import progress, queue_entries
 from knowledge_assets.review.entities import ReviewError
+from knowledge_assets.review.fingerprint import fingerprint
 from knowledge_assets.review.status import review_statuses
 from tests.review.conftest import PRM
 
@@ -77,3 +80,33 @@ def test_an_entry_outside_the_contract_queue_has_the_queue_s_routine_reason_and_
     decided = next(e for e in queue_entries(extracted, PRM) if e.ref == formula.ref)
     assert decided.reason.startswith("approved by alice on ")
     assert _undefined_terms(extracted)  # the PRM sample has terms without a definition to batch-reject
+
+
+def _decided_on_earlier_content(store, item, reviewer: str):
+    """A decision `reviewer` took on this entry when its content differed (a later run changed
+    it): the row an approval before a re-extraction leaves, written as record_decision writes."""
+    recorded = record_decision(store, item, "approved", reviewer, "checked against §2")
+    content = {**recorded.reviewed_content, "definition": "an earlier wording of the definition"}
+    earlier = replace(recorded, review_id=recorded.review_id + "-earlier", reviewed_content=content,
+                      fingerprint=fingerprint(content))
+    store.append("knowledge_reviews", [earlier.row()])
+    return earlier
+
+
+def test_undo_of_a_reapproval_after_the_content_changed_brings_the_entry_back_to_stale(extracted):
+    item = next(e.status.item for e in queue_entries(extracted, PRM) if e.kind == "term")
+    earlier = _decided_on_earlier_content(extracted, item, "bob")
+    [status] = [s for s in review_statuses(extracted, PRM) if s.key == item.key]
+    assert status.state == "stale"
+    stale_reason = status.stale_reason
+
+    again = record_decision(extracted, item, "approved", "alice", "the new wording is right")
+    undo(extracted, PRM, [again.review_id], "alice")
+
+    [status] = [s for s in review_statuses(extracted, PRM) if s.key == item.key]
+    # The same change is named; the decision it names is the restored row, under the undoer's name (D61).
+    assert status.state == "stale" and status.stale_reason.startswith("definition changed since approved by alice")
+    assert status.stale_reason.split(": ", 1)[1] == stale_reason.split(": ", 1)[1]
+    restored = history(extracted, PRM)[-1]
+    assert (restored.decision, restored.reviewer, restored.fingerprint) == ("approved", "alice", earlier.fingerprint)
+    assert restored.note.startswith("undo of approved by alice") and "restores approved by bob" in restored.note

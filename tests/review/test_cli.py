@@ -197,3 +197,22 @@ def test_the_installed_command_lists_approves_and_shows_in_real_processes(extrac
     refused = command("approve", "t_0000000000", "--reviewer", "alice")
     assert refused.returncode == 1 and refused.stderr.startswith("error: t_0000000000")
     assert len(extracted.fetch("SELECT * FROM knowledge_reviews")) == 1
+
+
+def test_review_list_computes_the_documents_review_states_once(extracted, capsys, monkeypatch):
+    # The pending list and the tally under it are two views of one computation: every entry's
+    # state is read from the history and fingerprinted once per command, not once per figure.
+    from knowledge_assets.review import status
+
+    real, computed = status.review_statuses, []
+
+    def counted(store, doc_id):
+        computed.append(doc_id)
+        return real(store, doc_id)
+
+    for name, module in list(sys.modules.items()):
+        if name.startswith("knowledge_assets.review.") and getattr(module, "review_statuses", None) is real:
+            monkeypatch.setattr(module, "review_statuses", counted)
+    code, out, _ = run_cli(capsys, "review", "list", "--doc-id", KPI)
+    assert code == 0 and f"pending in {KPI}; decided 0/" in out
+    assert computed == [KPI]

@@ -1,47 +1,43 @@
-"""SQL is written only in knowledge_assets/store/ (issue 21, decision D64), and the counter
-that says where else it is written."""
+"""SQL is written only in knowledge_assets/store/ (issue 21, decisions D64 and D69), nothing
+outside it imports duckdb, and the counter that says where else SQL is written."""
 
+import ast
 from pathlib import Path
 
 import pytest
 
-from tests.support.sql_outside_store import sql_outside_store, sql_strings
-
-# The files whose SQL has still to move into store/, with the SQL strings each holds today.
-# The list only shrinks: lower a count when SQL moves out, drop a file when it reaches 0.
-# The seam is done when the list is empty (issue 21); nothing may be added to it.
-STILL_TO_MOVE = {
-    "knowledge_assets/review/documents.py": 7,
-    "knowledge_assets/review/entities.py": 3,
-    "knowledge_assets/review/web/source.py": 3,
-    "knowledge_assets/review/web/app.py": 1,
-    "knowledge_assets/review/approved.py": 1,
-    "knowledge_assets/review/decisions.py": 1,
-    "knowledge_assets/review/worklist.py": 1,
-    "knowledge_assets/export.py": 1,
-    "knowledge_assets/ingest/revisions.py": 1,
-    "knowledge_assets/defs/assets/metadata.py": 1,
-}
+from tests.support.sql_outside_store import PACKAGE, STORE, sql_outside_store, sql_strings
 
 
-def test_no_file_outside_the_store_writes_more_sql_than_the_list_of_files_still_to_move_allows():
-    over = {
-        path: f"{count} SQL strings, allowed {STILL_TO_MOVE.get(path, 0)}"
-        for path, count in sql_outside_store().items()
-        if count > STILL_TO_MOVE.get(path, 0)
-    }
-    assert not over, (
-        f"SQL outside knowledge_assets/store/: {over}; add a named function to a store module and call it "
+def test_no_file_outside_the_store_writes_sql():
+    found = sql_outside_store()
+    assert not found, (
+        f"SQL outside knowledge_assets/store/: {dict(found)}; add a named function to a store module and call it "
         "(`python -m tests.support.sql_outside_store` lists every file)"
     )
 
 
-def test_the_list_of_files_still_to_move_holds_each_files_count_exactly():
-    # A count left above what its file holds would let SQL creep back up to it unseen.
-    found = sql_outside_store()
-    loose = {path: f"allowed {allowed}, holds {found.get(path, 0)}"
-             for path, allowed in STILL_TO_MOVE.items() if found.get(path, 0) < allowed}
-    assert not loose, f"lower these counts in STILL_TO_MOVE (drop a file at 0): {loose}"
+def _imports_duckdb(path: Path) -> bool:
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
+        names = ([alias.name for alias in node.names] if isinstance(node, ast.Import)
+                 else [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+        if any(name == "duckdb" or name.startswith("duckdb.") for name in names):
+            return True
+    return False
+
+
+def test_no_module_outside_the_store_imports_duckdb():
+    # The engine is the store's business: a second backend (D63) then touches one package.
+    importing = [str(path.relative_to(PACKAGE.parent)) for path in sorted(PACKAGE.rglob("*.py"))
+                 if STORE not in path.parents and _imports_duckdb(path)]
+    assert not importing, f"these modules import duckdb outside knowledge_assets/store/: {importing}"
+
+
+def test_the_import_check_finds_an_import_of_duckdb_in_either_form(tmp_path):
+    plain = _python_file(tmp_path, "plain.py", "import duckdb\n")
+    named = _python_file(tmp_path, "named.py", "from duckdb import DuckDBPyConnection\n")
+    other = _python_file(tmp_path, "other.py", "import duckdb_helpers\nNAME = 'duckdb'\n")
+    assert [_imports_duckdb(path) for path in (plain, named, other)] == [True, True, False]
 
 
 def _python_file(directory: Path, name: str, source: str) -> Path:
@@ -76,6 +72,14 @@ COUNTER_CASES = {
         "        \"\"\"SELECT title FROM books, in the store module.\"\"\"\n"
         "        return []\n",
         [],
+    ),
+    "a transaction's control statements are SQL, prose that starts with their word is not": (
+        "def move(con):\n"
+        "    con.execute(\"BEGIN TRANSACTION\")\n"
+        "    con.execute('COMMIT')\n"
+        "    con.execute(\"ROLLBACK;\")\n"
+        "LABEL = \"COMMIT the changes before leaving\"\n",
+        [2, 3, 4],
     ),
     "an f-string is found by its leading text": (
         "def empty(con, table):\n"

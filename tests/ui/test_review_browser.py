@@ -22,9 +22,8 @@ from websockets.sync.client import connect
 
 from knowledge_assets.ingest.documents import identify
 from knowledge_assets.review.decisions import history
-from knowledge_assets.review.documents import queue_entries
+from knowledge_assets.review.documents import queue_entries, worklist
 from knowledge_assets.review.status import review_statuses
-from knowledge_assets.review.worklist import worklist
 from knowledge_assets.store.registry import register
 from tests.conftest import PROJECT_ROOT, SAMPLE_PDF
 from tests.review.conftest import KPI, PRM

@@ -9,6 +9,7 @@ import dagster as dg
 
 from knowledge_assets.branches import BranchTable
 from knowledge_assets.store.database import Store
+from knowledge_assets.store.knowledge import document_rows
 from knowledge_assets.store.registry import document_title, latest_source
 from knowledge_assets.store.revisions import record_revision
 from knowledge_assets.store.schema import TABLES
@@ -45,8 +46,7 @@ ENTITY_LINKS: BranchTable[tuple[str, Callable[[Row], list[str]]]] = BranchTable(
 def entity_links(store: Store, table: str, doc_id: str) -> dict[str, object]:
     """How many entities link to another one, and a Markdown table of the first links."""
     id_column, linked = ENTITY_LINKS[table]
-    rows = store.fetch(f'SELECT * FROM "{table}" WHERE doc_id = ? ORDER BY "{id_column}"', [doc_id])
-    links = [(row[id_column], linked(row)) for row in rows]
+    links = [(row[id_column], linked(row)) for row in document_rows(store, table, doc_id, order_by=id_column)]
     links = [(entity, targets) for entity, targets in links if targets]
     lines = [f"| {id_column} | links to |", "|---|---|"]
     lines += [f"| {entity} | {', '.join(targets)} |" for entity, targets in links[:_SHOWN_LINKS]]

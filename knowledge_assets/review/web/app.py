@@ -35,7 +35,6 @@ from pathlib import Path
 from typing import Any, get_args
 from urllib.parse import parse_qs, quote, unquote, urlencode
 
-import duckdb
 import jinja2
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
@@ -64,8 +63,9 @@ from knowledge_assets.review.fingerprint import CONTENT_FIELDS
 from knowledge_assets.review.status import STATE_MEANINGS, STATES
 from knowledge_assets.review.web import source
 from knowledge_assets.store.database import Store, StoreError
+from knowledge_assets.store.held import held_on_one_connection
 from knowledge_assets.store.open import open_store
-from knowledge_assets.store.parsed import page_text
+from knowledge_assets.store.parsed import page_count, page_text
 from knowledge_assets.store.removal import review_page_cache
 from knowledge_assets.store.revisions import not_current
 
@@ -143,14 +143,9 @@ class ReviewApp:
     @contextmanager
     def session(self) -> Iterator[Store]:
         """The store over one connection for the whole request: one consistent view, the file
-        opened once (or, while a materialisation holds it, waited for once). The shared store
-        keeps a connection per thread for a session, so a request's session is its own."""
-        if not isinstance(self.store, Store):
-            with self.store.session() as store:
-                yield store
-            return
-        with self.store.connect() as con:
-            yield RequestStore(self.store, con)
+        opened once (or, while a materialisation holds it, waited for once)."""
+        with held_on_one_connection(self.store) as store:
+            yield store
 
     def csrf_token(self, session: str) -> str:
         return hmac.new(self.secret, session.encode(), hashlib.sha256).hexdigest()
@@ -240,10 +235,10 @@ class ReviewApp:
         doc_id, page_no = request.path_params["doc_id"], request.path_params["page_no"]
         with self.session() as store:
             document = reviewed_source(store, doc_id)
-            pages = store.fetch("SELECT page_count FROM parsed_documents WHERE doc_id = ?", [doc_id])
+            pages = page_count(store, doc_id)
         if document is None or document.kind != "pdf":
             raise HTTPException(404, f"no PDF document {doc_id} in the registry")
-        if not pages or not 1 <= page_no <= pages[0]["page_count"] or not document.path.is_file():
+        if not pages or not 1 <= page_no <= pages or not document.path.is_file():
             raise HTTPException(404, f"document {doc_id} has no page {page_no}")
         # Named by registry values and numbers only: nothing from the request but a checked int.
         cache = (review_page_cache(self.settings.state_dir, document.doc_id)
@@ -434,30 +429,6 @@ def _next_pending(entries: list[QueueEntry], index: int, doc_id: str) -> str:
     if not pending:
         return queue_url(doc_id) + "?state="
     return entry_url(pending[0].ref, doc_id)
-
-
-class RequestStore(Store):
-    """A Store whose every operation runs on one already-open connection."""
-
-    @contextmanager
-    def transaction(self) -> Iterator[None]:
-        """All the writes inside, or none of them."""
-        self._con.execute("BEGIN TRANSACTION")
-        try:
-            yield
-        except BaseException:
-            self._con.execute("ROLLBACK")
-            raise
-        self._con.execute("COMMIT")
-
-    def __init__(self, store: Store, con: duckdb.DuckDBPyConnection):
-        super().__init__(store.path, store.lock_timeout_s)
-        self._schema_ready = True
-        self._con = con
-
-    @contextmanager
-    def connect(self) -> Iterator[duckdb.DuckDBPyConnection]:
-        yield self._con
 
 
 def entry_url(ref: str, doc_id: str) -> str:

@@ -24,6 +24,8 @@ import pypdfium2.raw as pdfium_c
 
 from knowledge_assets.contracts import SpanPiece
 from knowledge_assets.store.database import Store
+from knowledge_assets.store.parsed import chunk_row, chunk_texts
+from knowledge_assets.store.terms import term_mentions_in_text
 from knowledge_assets.verify.spans import crossing_pieces
 
 # PDFium is not thread-safe; the server answers requests on a thread pool.
@@ -194,8 +196,7 @@ def excerpt(text: str, start: int, end: int, heading: str = "") -> Excerpt:
 def _chunk(store: Store, doc_id: str, chunk_id: str | None) -> dict | None:
     if chunk_id is None:
         return None
-    rows = store.fetch("SELECT * FROM parsed_chunks WHERE doc_id = ? AND chunk_id = ?", [doc_id, chunk_id])
-    return rows[0] if rows else None
+    return chunk_row(store, doc_id, chunk_id)
 
 
 @dataclass(frozen=True)
@@ -213,10 +214,7 @@ def text_source(store: Store, doc_id: str, chunk_id: str | None, span: str) -> T
     chunk = _chunk(store, doc_id, chunk_id)
     if chunk is None:
         return TextSource(None, "", "", None, None)
-    neighbours = {row["seq"]: row["text"] for row in store.fetch(
-        "SELECT seq, text FROM parsed_chunks WHERE doc_id = ? AND seq IN (?, ?)",
-        [doc_id, chunk["seq"] - 1, chunk["seq"] + 1],
-    )}
+    neighbours = chunk_texts(store, doc_id, [chunk["seq"] - 1, chunk["seq"] + 1])
     start = chunk["text"].find(span) if span else -1
     following = neighbours.get(chunk["seq"] + 1, "")
     if start == -1 and (split := crossing_pieces(span, chunk["text"], following)):
@@ -241,12 +239,7 @@ class MentionExcerpt:
 
 def mentions(store: Store, doc_id: str, term_id: str) -> tuple[int, list[MentionExcerpt]]:
     """How often the term is mentioned, and the first mentions each in a window of its text."""
-    rows = store.fetch(
-        """SELECT m.char_start, m.char_end, c.text, c.page_no, c.section_no, c.seq FROM term_mentions m
-           JOIN parsed_chunks c ON c.doc_id = m.doc_id AND c.chunk_id = m.chunk_id
-           WHERE m.doc_id = ? AND m.term_id = ? ORDER BY c.seq, m.char_start""",
-        [doc_id, term_id],
-    )
+    rows = term_mentions_in_text(store, doc_id, term_id)
     shown = []
     for row in rows[:_MAX_MENTIONS]:
         text, start, end = row["text"], row["char_start"], row["char_end"]

@@ -16,9 +16,8 @@ import pytest
 from knowledge_assets.ids import term_id
 from knowledge_assets.review.approved import export_approved
 from knowledge_assets.review.decisions import history
-from knowledge_assets.review.documents import queue_entries
+from knowledge_assets.review.documents import queue_entries, worklist
 from knowledge_assets.review.status import review_statuses
-from knowledge_assets.review.worklist import worklist
 from knowledge_assets.store.registry import latest_source
 from tests.conftest import SAMPLE_PDF
 from tests.review.conftest import KPI, PRM, snapshot

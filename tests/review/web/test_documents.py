@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from knowledge_assets.ingest.documents import identify
 from knowledge_assets.review.decisions import record_decision
-from knowledge_assets.review.documents import document_summaries, queue_entries, reviewed_source
+from knowledge_assets.review.documents import document_summaries, queue_entries, reviewed_source, worklist
 from knowledge_assets.review.entities import find
-from knowledge_assets.review.worklist import worklist
 from knowledge_assets.store.registry import latest_source, register
 from tests.review.conftest import KPI, PRM
 

@@ -1,0 +1,63 @@
+"""A store held on one connection for a block (a review request), and `Store.transaction()`."""
+
+import threading
+
+import pytest
+
+from knowledge_assets.store.database import Store
+from knowledge_assets.store.held import held_on_one_connection
+
+
+def _page(doc_id, page):
+    return {"doc_id": doc_id, "page": page, "page_no": page + 1, "text": f"{doc_id} page {page}"}
+
+
+def _pages(store):
+    rows = store.fetch("SELECT doc_id, page FROM parsed_pages ORDER BY doc_id, page")
+    return [(row["doc_id"], row["page"]) for row in rows]
+
+
+def test_a_transaction_on_a_held_store_keeps_all_its_writes_or_none(tmp_path):
+    store = Store(tmp_path / "k.duckdb")
+    with held_on_one_connection(store) as held, held.transaction():
+        held.append("parsed_pages", [_page("A", 0)])
+        held.append("parsed_pages", [_page("A", 1)])
+    with pytest.raises(RuntimeError), held_on_one_connection(store) as held, held.transaction():
+        held.append("parsed_pages", [_page("B", 0)])
+        raise RuntimeError("the second write of the batch failed")
+    assert _pages(store) == [("A", 0), ("A", 1)]
+
+
+def test_a_transaction_inside_a_session_rolls_back_on_any_exception(tmp_path):
+    store = Store(tmp_path / "k.duckdb")
+    with pytest.raises(KeyboardInterrupt), store.session(), store.transaction():
+        store.append("parsed_pages", [_page("A", 0)])
+        raise KeyboardInterrupt
+    with store.session(), store.transaction():
+        store.append("parsed_pages", [_page("B", 0)])
+    assert _pages(store) == [("B", 0)]
+
+
+def test_a_held_store_is_the_blocks_own_connection_not_the_processs(tmp_path):
+    # Two requests on two threads each hold their own connection: neither joins the other's
+    # open transaction, and a session's process-wide connection is not taken.
+    store = Store(tmp_path / "k.duckdb")
+    inside, release = threading.Event(), threading.Event()
+
+    def first_request():
+        with held_on_one_connection(store) as held, held.transaction():
+            held.append("parsed_pages", [_page("A", 0)])
+            inside.set()
+            release.wait(10)
+
+    worker = threading.Thread(target=first_request)
+    worker.start()
+    assert inside.wait(10)
+    with held_on_one_connection(store) as other:
+        assert _pages(other) == []  # the first request's write is not committed yet
+        other.append("parsed_pages", [_page("B", 0)])
+    release.set()
+    worker.join(10)
+    assert _pages(store) == [("A", 0), ("B", 0)]
+    with held_on_one_connection(store) as held:
+        assert type(held) is Store and held.path == store.path

@@ -45,8 +45,8 @@ from knowledge_assets.review import cli as review_cli
 from knowledge_assets.review.approved import export_approved
 from knowledge_assets.review.entities import extracted_documents
 from knowledge_assets.semantic_review import cli as semantic_review_cli
-from knowledge_assets.settings import database_path, split_home_warning
-from knowledge_assets.store.database import Store
+from knowledge_assets.settings import split_home_warning
+from knowledge_assets.store.open import open_store
 from knowledge_assets.store.registry import document_title
 
 # Exit status of `knowledge-assets run` (docs/decisions.md, "Exit status of a run").
@@ -98,7 +98,7 @@ def _in_one_connection(command):
 
     @functools.wraps(command)
     def run(args: argparse.Namespace) -> int:
-        with Store(database_path()).session():
+        with open_store().session():
             return command(args)
 
     return run
@@ -106,7 +106,7 @@ def _in_one_connection(command):
 
 @_in_one_connection
 def cmd_ingest(args: argparse.Namespace) -> int:
-    store = Store(database_path())
+    store = open_store()
     found = register_file(store, Path(args.file), args.doc_id, args.new_document)
     if not found.registered:
         print(f"{found.file.name}: {found.describe()}")
@@ -117,7 +117,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     from knowledge_assets.defs.launch import add_partition
 
     add_partition(instance, source.doc_id)
-    print(f"data: {store.path}")
+    print(f"data: {store.location}")
     return 0
 
 
@@ -160,7 +160,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     _quiet_call_logs(args.verbose)
     if args.llm_timeout is not None:
         os.environ["KNOWLEDGE_LLM_TIMEOUT_S"] = str(args.llm_timeout)
-    store = Store(database_path())
+    store = open_store()
     files = discover([Path(p) for p in args.paths])
     if not files:
         print("error: no documents found in " + ", ".join(args.paths), file=sys.stderr)
@@ -211,7 +211,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         )
         if args.out:
             export_into(store, Path(args.out), source.doc_id)
-    print(f"data: {store.path.resolve()} (DuckDB)")
+    print(f"data: {store.location} ({store.engine})")
     print(f"dagster instance: {Path(instance.root_directory).resolve()}")
     if failures:
         print(f"{failures} of {len(files)} documents failed", file=sys.stderr)
@@ -225,7 +225,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 @_in_one_connection
 def cmd_export(args: argparse.Namespace) -> int:
-    store = Store(database_path())
+    store = open_store()
     out = Path(args.out)
     if args.approved:
         doc_ids = [args.doc_id] if args.doc_id else None

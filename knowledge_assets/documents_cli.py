@@ -26,8 +26,8 @@ from datetime import datetime
 from knowledge_assets.errors import KnowledgeError
 from knowledge_assets.review.documents import document_summaries
 from knowledge_assets.review.status import DECIDED
-from knowledge_assets.settings import database_path
 from knowledge_assets.store.database import Store
+from knowledge_assets.store.open import open_store
 from knowledge_assets.store.removal import DECISIONS_TABLE, document_row_counts, remove_document_rows
 from knowledge_assets.store.revisions import revision_state
 
@@ -96,13 +96,13 @@ def _table(rows: list[tuple[str, ...]]) -> list[str]:
 
 
 def cmd_list(args: argparse.Namespace, instance_factory: Callable) -> int:
-    with Store(database_path()).session() as store:
+    with open_store().session() as store:
         lines = document_lines(store, instance_factory())
     if args.json:
         print(json.dumps([asdict(line) for line in lines], ensure_ascii=False, indent=2, default=str))
         return 0
     if not lines:
-        print(f"no documents in {store.path}; `knowledge-assets run PATH` adds some")
+        print(f"no documents in {store.location}; `knowledge-assets run PATH` adds some")
         return 0
     for text in _table([tuple(c.upper() for c in _COLUMNS), *(line.cells() for line in lines)]):
         print(text.rstrip())
@@ -136,13 +136,13 @@ def cmd_remove(args: argparse.Namespace, instance_factory: Callable) -> int:
     from knowledge_assets.defs.document_state import has_partition, remove_partition
 
     # No session held: the store stays free for others while the question waits for an answer.
-    store = Store(database_path())
+    store = open_store()
     instance = instance_factory()
     doc_id = args.doc_id
     counts = document_row_counts(store, doc_id)
     partition = has_partition(instance, doc_id)
     if not counts and not partition:
-        raise DocumentsError(f"{doc_id}: no such document in {store.path} or the Dagster partitions; "
+        raise DocumentsError(f"{doc_id}: no such document in {store.location} or the Dagster partitions; "
                              "`knowledge-assets documents` lists them")
     [line] = document_lines(store, instance, only=doc_id)
     if line.state == "running":

@@ -91,7 +91,7 @@ def payloads(store: Store, doc_id: str) -> dict[str, object]:
     domain = branches.DOMAIN_CONTEXT
     domains = load_entities(store, domain.table, doc_id, domain.model)
     if not domains:
-        raise ExportError(f"{doc_id}: no domain context in {store.path}; materialise the document first")
+        raise ExportError(f"{doc_id}: no domain context in {store.location}; materialise the document first")
     revisions = revision_state(store, doc_id)
     if not revisions.current:
         raise ExportError(revisions.describe())

@@ -9,6 +9,10 @@ command started from a subdirectory uses the same home.
 
 `KNOWLEDGE_DB` (the store) and `DAGSTER_HOME` (the instance) stay explicit overrides, for
 scripts and tests that want a private store or instance.
+
+`KNOWLEDGE_STORE` chooses the store: unset, the DuckDB file above; a `postgresql://USER@HOST:PORT/DB`
+URL, the shared store several machines write (store/postgres.py). Files derived from the store
+(the review pages' image cache) then live in the knowledge home.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from pathlib import Path
 
 DATABASE_FILE = "knowledge.duckdb"
 HOME_FOLDER = ".knowledge"
+SHARED_STORE_SCHEMES = ("postgresql://", "postgres://")
 _PROJECT_NAME = 'name = "knowledge-assets"'
 
 
@@ -49,6 +54,16 @@ def database_path() -> Path:
     return Path(explicit).resolve() if explicit else knowledge_home() / DATABASE_FILE
 
 
+def store_setting() -> str:
+    """`KNOWLEDGE_STORE` when set, else the DuckDB file `database_path()`."""
+    return os.environ.get("KNOWLEDGE_STORE", "").strip() or str(database_path())
+
+
+def is_shared_store(setting: str) -> bool:
+    """True for a PostgreSQL URL (`postgresql://…`, or libpq's shorter `postgres://…`)."""
+    return setting.startswith(SHARED_STORE_SCHEMES)
+
+
 def dagster_home() -> Path:
     """`DAGSTER_HOME`, else the knowledge home: where the Dagster instance keeps its storage."""
     explicit = os.environ.get("DAGSTER_HOME")
@@ -57,7 +72,9 @@ def dagster_home() -> Path:
 
 def split_home_warning() -> str | None:
     """A note when the overrides put the store and the instance in different homes: the UI
-    then lists materialisations whose rows live in another file."""
+    then lists materialisations whose rows live in another file. A shared store is in no home."""
+    if is_shared_store(store_setting()):
+        return None
     store_home, instance_home = database_path().parent, dagster_home()
     if store_home == instance_home:
         return None

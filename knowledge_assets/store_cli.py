@@ -15,14 +15,13 @@ from __future__ import annotations
 import argparse
 import contextlib
 from pathlib import Path
-from urllib.parse import urlsplit
 
 from knowledge_assets.errors import KnowledgeError
-from knowledge_assets.settings import database_path
+from knowledge_assets.settings import is_shared_store, store_setting
 from knowledge_assets.store.copy import TableCopy, copy_store
 from knowledge_assets.store.database import Store
+from knowledge_assets.store.open import open_store, redact
 
-_SHARED_SCHEMES = ("postgresql", "postgres")
 _TABLE_CHARS = 20
 
 
@@ -40,19 +39,19 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_copy(args: argparse.Namespace) -> int:
-    source_path = database_path()
-    if not source_path.is_file():
-        raise StoreCommandError(f"{source_path}: no store to copy (KNOWLEDGE_DB names another file?)")
+    setting = store_setting()
+    if not is_shared_store(setting) and not Path(setting).is_file():
+        raise StoreCommandError(f"{setting}: no store to copy (KNOWLEDGE_STORE or KNOWLEDGE_DB names another file?)")
     shown = shown_target(args.to)
     try:
         with contextlib.ExitStack() as held:
-            source = held.enter_context(Store(source_path).session())
-            target = open_target(args.to, source_path)
+            source = held.enter_context(open_store(setting).session())
+            target = open_target(args.to, setting)
             held.enter_context(target.session())
-            print(f"copying {source_path} into {shown}")
+            print(f"copying {source.location} into {shown}")
             report = copy_store(source, target)
     except KnowledgeError as exc:
-        raise StoreCommandError(_without_password(str(exc), args.to)) from None
+        raise StoreCommandError(redact(str(exc))) from None
     for table in report.tables:
         print(_table_line(table))
     if not report.matches:
@@ -63,38 +62,24 @@ def cmd_copy(args: argparse.Namespace) -> int:
     return 0
 
 
-def open_target(target: str, source_path: Path) -> Store:
+def open_target(target: str, source: str) -> Store:
     """The store TARGET names (`KNOWLEDGE_STORE` syntax): a DuckDB file path, or a
-    `postgresql://` URL opened by the shared store's `open_store`, where this build has it."""
-    scheme = urlsplit(target).scheme
-    if scheme in _SHARED_SCHEMES:
-        try:
-            from knowledge_assets.store.open import open_store
-        except ModuleNotFoundError as exc:
-            if exc.name != "knowledge_assets.store.open":
-                raise
-            raise StoreCommandError(f"{shown_target(target)}: the shared store is not available in this build; "
-                                    "copy into a DuckDB file path") from None
+    `postgresql://` URL; never the configured store itself."""
+    if is_shared_store(target):
+        if target == source:
+            raise StoreCommandError(f"{redact(target)}: that is the configured store itself; copy into another")
         return open_store(target)
     if "://" in target:
         raise StoreCommandError(f"{shown_target(target)}: not a DuckDB file path or a postgresql:// URL")
     path = Path(target).resolve()
-    if path == source_path.resolve():
+    if not is_shared_store(source) and path == Path(source).resolve():
         raise StoreCommandError(f"{path}: that is the configured store itself; copy into another file")
     return Store(path)
 
 
 def shown_target(target: str) -> str:
     """TARGET as it may be printed: a path resolved, a URL without its password."""
-    parts = urlsplit(target)
-    if parts.scheme in _SHARED_SCHEMES or "://" in target:
-        return target if parts.password is None else _without_password(target, target)
-    return str(Path(target).resolve())
-
-
-def _without_password(text: str, target: str) -> str:
-    password = urlsplit(target).password if "://" in target else None
-    return text.replace(f":{password}@", ":***@").replace(password, "***") if password else text
+    return redact(target) if "://" in target else str(Path(target).resolve())
 
 
 def _table_line(table: TableCopy) -> str:

@@ -5,16 +5,18 @@ from pathlib import Path
 import dagster as dg
 
 from knowledge_assets.defs.llm import KnowledgeLLM
-from knowledge_assets.settings import database_path, inbox_path
+from knowledge_assets.settings import inbox_path
 from knowledge_assets.store.database import Store
+from knowledge_assets.store.open import open_store
 
 
 class KnowledgeStore(dg.ConfigurableResource):
-    """The DuckDB file every asset writes to.
+    """The store every asset writes to: a DuckDB file path or a PostgreSQL URL.
 
-    Left empty, the path comes from `KNOWLEDGE_DB` (read when a run starts, not at import),
-    else `knowledge.duckdb` in the project's home (`KNOWLEDGE_HOME`, default `.knowledge/` at
-    the project root), the folder that also holds the Dagster instance.
+    Left empty, it comes from `KNOWLEDGE_STORE` (read when a run starts, not at import): unset,
+    the DuckDB file of `KNOWLEDGE_DB`, else `knowledge.duckdb` in the project's home
+    (`KNOWLEDGE_HOME`, default `.knowledge/` at the project root), the folder that also holds
+    the Dagster instance; a `postgresql://` URL, the shared store (store/postgres.py).
 
     A run keeps one connection to the file (`Store.session`): opening it costs tens of
     milliseconds and a document run does some seventy store operations. The session is
@@ -29,7 +31,7 @@ class KnowledgeStore(dg.ConfigurableResource):
     hold_connection: bool = True
 
     def open(self) -> Store:
-        return Store(self.database or database_path())
+        return open_store(self.database or None)
 
     @contextmanager
     def yield_for_execution(self, context: dg.InitResourceContext) -> Iterator["KnowledgeStore"]:

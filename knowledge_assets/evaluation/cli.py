@@ -47,8 +47,8 @@ from knowledge_assets.evaluation.scores import (
 )
 from knowledge_assets.llm.prompts import prompt_hashes
 from knowledge_assets.llm.settings import resolve_settings
-from knowledge_assets.settings import database_path
 from knowledge_assets.store.database import Store
+from knowledge_assets.store.open import open_store
 from knowledge_assets.store.registry import registered_doc_ids
 
 
@@ -88,7 +88,7 @@ def _documents(store: Store, doc_id: str | None) -> list[str]:
     if doc_id is None:
         return known
     if doc_id not in known:
-        raise EvalError(f"{doc_id}: no such document in the store {store.path}")
+        raise EvalError(f"{doc_id}: no such document in the store {store.location}")
     if not gold_path(doc_id).is_file():
         raise EvalError(f"{doc_id}: no gold file {gold_path(doc_id)}")
     return [doc_id]
@@ -219,10 +219,10 @@ def cmd_eval(args: argparse.Namespace) -> int:
         raise EvalError(f"--tolerance must be 0 or more, not {args.tolerance}")
     if args.corpus is not None:
         return cmd_eval_corpus(args)
-    store = Store(database_path())
+    store = open_store()
     scored = _score_all(store, _documents(store, args.doc_id), only=args.doc_id is not None)
     if not scored:
-        raise EvalError(f"no document in {store.path} has both gold in {GOLD_DIR} and extracted knowledge")
+        raise EvalError(f"no document in {store.location} has both gold in {GOLD_DIR} and extracted knowledge")
     if args.write:
         _write(args.results_dir, scored)
     return _compare(args.baseline, scored, args.doc_id, args.tolerance) if args.baseline else 0

@@ -163,7 +163,7 @@ def export_approved(
     known = extracted_documents(store)
     unknown = [d for d in doc_ids or () if d not in known]
     if unknown:
-        raise ExportError(f"{', '.join(unknown)}: no extracted knowledge in {store.path}; run the document first")
+        raise ExportError(f"{', '.join(unknown)}: no extracted knowledge in {store.location}; run the document first")
     behind = not_current(store, doc_ids or known)
     if behind:
         raise ExportError("; ".join(state.describe() for state in behind))

@@ -28,13 +28,14 @@ from knowledge_assets.review.decisions import Decision, Review, history, record_
 from knowledge_assets.review.documents import pending_work, progress, queue_entries
 from knowledge_assets.review.entities import ReviewError, find
 from knowledge_assets.review.status import statuses_of
-from knowledge_assets.settings import database_path
+from knowledge_assets.settings import store_setting
 from knowledge_assets.store.database import Store
+from knowledge_assets.store.open import open_store
 from knowledge_assets.store.revisions import revision_state
 
 
 def _store() -> Store:
-    return Store(database_path())
+    return open_store()
 
 
 def _warn_if_not_current(store: Store, doc_id: str) -> None:
@@ -128,7 +129,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     # Imported here: the web stack is only loaded by the command that needs it.
     from knowledge_assets.review.web.serve import serve
 
-    serve(database_path(), args.host, args.port, args.lock_timeout, args.document_states)
+    serve(store_setting(), args.host, args.port, args.lock_timeout, args.document_states)
     return 0
 
 

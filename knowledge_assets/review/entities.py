@@ -126,7 +126,7 @@ def extracted_documents(store: Store) -> list[str]:
 def require_document(store: Store, doc_id: str) -> None:
     if doc_id not in extracted_documents(store):
         raise ReviewError(
-            f"{doc_id}: no extracted knowledge for this document in {store.path}; run it first "
+            f"{doc_id}: no extracted knowledge for this document in {store.location}; run it first "
             "(knowledge-assets run FILE)"
         )
 
@@ -152,7 +152,7 @@ def _holding_document(store: Store, key: EntityKey) -> str:
     if not holding:
         kind = spec.review_kind
         raise ReviewError(
-            f"{key.ref}: no {kind} {key.entity_id} in the current extraction of any document in {store.path}")
+            f"{key.ref}: no {kind} {key.entity_id} in the current extraction of any document in {store.location}")
     if len(holding) > 1:
         raise ReviewError(f"{key.ref}: found in documents {', '.join(holding)}; pass --doc-id")
     return holding[0]

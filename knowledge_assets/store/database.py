@@ -23,7 +23,7 @@ import random
 import re
 import sys
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from itertools import islice
 from pathlib import Path
@@ -51,22 +51,27 @@ class Store:
     """A DuckDB file shared by processes: outside a `session()`, each operation holds it only
     as long as it needs; inside one, the process keeps one connection until the session ends."""
 
+    engine = "DuckDB"
+
     def __init__(self, path: Path | str, lock_timeout_s: float = 180.0):
         self.path = Path(path)
         self.lock_timeout_s = lock_timeout_s
         self._schema_ready = False
 
+    @property
+    def location(self) -> str:
+        """What messages name: the file."""
+        return str(self.path)
+
+    @property
+    def state_dir(self) -> Path:
+        """Where files derived from the store live (the review pages' image cache): the file's folder."""
+        return self.path.resolve().parent
+
     @contextmanager
     def connect(self) -> Iterator[duckdb.DuckDBPyConnection]:
-        held = _HELD.get(self.path.resolve())
-        if held is not None:
-            yield held
-            return
-        con = self._open()
-        try:
+        with held_or_own(_HELD.get(self.path.resolve()), self._open) as con:
             yield con
-        finally:
-            con.close()
 
     @contextmanager
     def session(self) -> Iterator[Store]:
@@ -182,9 +187,9 @@ class Store:
     def replace_partition(
         self,
         doc_id: str,
-        rows_by_table: dict[str, list[dict[str, Any]]],
+        rows_by_table: dict[str, Iterable[dict[str, Any]]],
         scope: dict[str, dict[str, Any]] | None = None,
-        appends: dict[str, list[dict[str, Any]]] | None = None,
+        appends: dict[str, Iterable[dict[str, Any]]] | None = None,
     ) -> None:
         """Replaces exactly this document's rows in each table, all in one transaction.
 
@@ -222,15 +227,32 @@ class Store:
                 raise
             con.execute("COMMIT")
 
-    def append(self, table: str, rows: list[dict[str, Any]]) -> None:
+    def append(self, table: str, rows: Iterable[dict[str, Any]]) -> None:
         with self.connect() as con:
             _insert(con, table, rows)
 
     def fetch(self, sql: str, params: list[Any] | None = None) -> list[dict[str, Any]]:
         with self.connect() as con:
-            cursor = con.execute(sql, params or [])
-            names = [d[0] for d in cursor.description]
-            return [dict(zip(names, row)) for row in cursor.fetchall()]
+            return row_dicts(con.execute(sql, params or []))
+
+
+@contextmanager
+def held_or_own(held: Any, open_connection: Callable[[], Any]) -> Iterator[Any]:
+    """The session's connection when one is held, else a connection of its own, closed after."""
+    if held is not None:
+        yield held
+        return
+    con = open_connection()
+    try:
+        yield con
+    finally:
+        con.close()
+
+
+def row_dicts(cursor: Any) -> list[dict[str, Any]]:
+    """A cursor's rows as dicts by column name."""
+    names = [d[0] for d in cursor.description]
+    return [dict(zip(names, row)) for row in cursor.fetchall()]
 
 
 class _Wait:
@@ -299,7 +321,7 @@ def _extends(old: str, new: str) -> bool:
         return _extends(old[:-2], new[:-2])
     if not (old.startswith("STRUCT(") and new.startswith("STRUCT(")):
         return False
-    old_fields, new_fields = _fields(old), _fields(new)
+    old_fields, new_fields = struct_fields(old), struct_fields(new)
     return len(old_fields) <= len(new_fields) and all(
         before.partition(" ")[0] == after.partition(" ")[0]
         and _extends(before.partition(" ")[2], after.partition(" ")[2])
@@ -307,7 +329,7 @@ def _extends(old: str, new: str) -> bool:
     )
 
 
-def _fields(struct: str) -> list[str]:
+def struct_fields(struct: str) -> list[str]:
     """The top-level fields of a `STRUCT(...)` type string, split at depth-0 commas."""
     inner, fields, depth, start = struct[len("STRUCT("):-1], [], 0, 0
     for i, ch in enumerate(inner):
@@ -344,11 +366,7 @@ def _insert_batch(con: duckdb.DuckDBPyConnection, table: str, rows: list[dict[st
     import pandas as pd
 
     columns = TABLES[table]
-    for row in rows:
-        if row.keys() != columns.keys():
-            raise StoreError(
-                f"a row for {table} has columns {sorted(row)}, the table has {sorted(columns)}"
-            )
+    check_row_columns(table, rows)
     frame = pd.DataFrame({
         column: pd.Series(
             [None if row[column] is None else json.dumps(row[column], ensure_ascii=False) for row in rows]
@@ -364,6 +382,14 @@ def _insert_batch(con: duckdb.DuckDBPyConnection, table: str, rows: list[dict[st
         con.execute(f'INSERT INTO "{table}" ({names}) SELECT {casts} FROM _rows')
     finally:
         con.unregister("_rows")
+
+
+def check_row_columns(table: str, rows: list[dict[str, Any]]) -> None:
+    """Refuses a row whose columns are not exactly the table's."""
+    columns = TABLES[table]
+    for row in rows:
+        if row.keys() != columns.keys():
+            raise StoreError(f"a row for {table} has columns {sorted(row)}, the table has {sorted(columns)}")
 
 
 def _cast(column: str, sql_type: str) -> str:

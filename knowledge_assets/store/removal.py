@@ -53,5 +53,5 @@ def remove_document_rows(store: Store, doc_id: str, with_decisions: bool) -> dic
     tables = [table for table in document_tables(with_decisions) if table in before]
     store.replace_partition(doc_id, {table: [] for table in tables})
     if Path(doc_id).name == doc_id and doc_id not in (".", ".."):  # a folder of its own, nothing above it
-        shutil.rmtree(review_page_cache(store.path.resolve().parent, doc_id), ignore_errors=True)
+        shutil.rmtree(review_page_cache(store.state_dir, doc_id), ignore_errors=True)
     return {table: before[table] for table in tables}

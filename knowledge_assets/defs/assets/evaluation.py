@@ -10,7 +10,7 @@ import dagster as dg
 from knowledge_assets.defs.assets.batch import SkippedCheck, log_skipped, materialize_each
 from knowledge_assets.defs.assets.code_versions import chained_code_version
 from knowledge_assets.defs.assets.extract import domain_context, formulas, glossary, rules
-from knowledge_assets.defs.assets.metadata import document_names, table_metadata
+from knowledge_assets.defs.assets.metadata import document_names, store_value, table_metadata
 from knowledge_assets.defs.assets.terms import term_clusters
 from knowledge_assets.defs.llm import KnowledgeLLM
 from knowledge_assets.defs.partitions import documents
@@ -48,7 +48,7 @@ def _kill_line_specs() -> list[dg.AssetCheckSpec]:
         ]
 
 
-def _metadata(scores: DocumentScores, run: RunInfo, store_path: str) -> dict:
+def _metadata(scores: DocumentScores, run: RunInfo, database: dg.MetadataValue) -> dict:
     metadata: dict = {
         "has_gold": scores.has_gold,
         "gold_file": dg.MetadataValue.path(str(gold_path(scores.doc_id))),
@@ -58,7 +58,7 @@ def _metadata(scores: DocumentScores, run: RunInfo, store_path: str) -> dict:
         **{f"prompt_sha256_{branch}": sha[:16] for branch, sha in sorted(run.prompt_hashes.items())},
         "scoring_version": SCORING_VERSION,
         "table": "eval_scores",
-        "database": dg.MetadataValue.path(store_path),
+        "database": database,
     }
     if not scores.has_gold:
         return metadata
@@ -120,7 +120,7 @@ def eval_scores(context: dg.AssetExecutionContext, knowledge_store: KnowledgeSto
             for verdict in verdicts:
                 log_skipped(context, doc_id, SkippedCheck(_CHECK_NAMES[verdict.metric], verdict.note))
             verdicts = []
-        return dg.MaterializeResult(metadata=document_names(store, doc_id) | _metadata(scores, run, str(store.path)),
+        return dg.MaterializeResult(metadata=document_names(store, doc_id) | _metadata(scores, run, store_value(store)),
                                     check_results=[_check_result(verdict) for verdict in verdicts])
 
     yield from materialize_each(context, score)

@@ -1,7 +1,7 @@
 import dagster as dg
 
 from knowledge_assets.defs.assets.batch import materialize_each
-from knowledge_assets.defs.assets.metadata import revision_metadata, table_metadata
+from knowledge_assets.defs.assets.metadata import revision_metadata, store_value, table_metadata
 from knowledge_assets.defs.partitions import documents
 from knowledge_assets.defs.resources import KnowledgeStore
 from knowledge_assets.ingest.errors import DocumentError
@@ -56,7 +56,7 @@ def _parse(context: dg.AssetExecutionContext, store: Store, doc_id: str) -> dg.M
             "content_sha256": parsed.content_sha256,
             "parser": f"{parsed.parser} {parsed.parser_version}",
             "table": "parsed_chunks",
-            "database": dg.MetadataValue.path(str(store.path)),
+            "database": store_value(store),
             "preview": dg.MetadataValue.md(_preview(parsed)),
             **revision_metadata(store, context, doc_id),
         }

@@ -70,3 +70,8 @@ def revision_metadata(store: Store, context: dg.AssetExecutionContext, doc_id: s
     asset = context.asset_key.to_user_string()
     revision = record_revision(store, doc_id, asset, context.run.run_id)
     return document_names(store, doc_id) | ({"document_revision": revision} if revision is not None else {})
+
+
+def store_value(store: Store) -> dg.MetadataValue:
+    """Where the rows are: the DuckDB file as a path, the shared store as its URL, password masked."""
+    return dg.MetadataValue.path(store.location) if store.engine == "DuckDB" else dg.MetadataValue.text(store.location)

@@ -6,6 +6,7 @@ import dagster as dg
 
 from knowledge_assets.defs.assets.code_versions import chained_code_version
 from knowledge_assets.defs.assets.extract import domain_context, formulas, glossary, rules
+from knowledge_assets.defs.assets.metadata import store_value
 from knowledge_assets.defs.resources import KnowledgeStore
 from knowledge_assets.review.approved import write_approved_knowledge
 from knowledge_assets.review.entities import KINDS
@@ -53,7 +54,7 @@ def approved_knowledge(knowledge_store: KnowledgeStore) -> dg.MaterializeResult:
         "documents_not_current": dg.MetadataValue.md(
             "\n".join(f"- {state.describe()}" for state in not_current(store, list(per_document))) or "_none_"),
         "table": "approved_knowledge",
-        "database": dg.MetadataValue.path(str(store.path)),
+        "database": store_value(store),
         **({"review": dg.MetadataValue.url(base + "/")} if (base := review_base_url()) else {}),
     })
 

@@ -5,7 +5,7 @@ import dagster as dg
 from knowledge_assets.defs.assets.batch import materialize_each
 from knowledge_assets.defs.assets.code_versions import chained_code_version
 from knowledge_assets.defs.assets.ingest import parsed_chunks
-from knowledge_assets.defs.assets.metadata import revision_metadata, table_metadata
+from knowledge_assets.defs.assets.metadata import revision_metadata, store_value, table_metadata
 from knowledge_assets.defs.partitions import documents
 from knowledge_assets.defs.resources import KnowledgeStore
 from knowledge_assets.errors import MissingUpstream
@@ -84,7 +84,7 @@ def _cluster(context: dg.AssetExecutionContext, store: Store, doc_id: str) -> dg
             **{f"noise_{reason}": count for reason, count in funnel.noise_by_reason().items()},
             **_gold_scores(funnel),
             "table": "term_clusters",
-            "database": dg.MetadataValue.path(str(store.path)),
+            "database": store_value(store),
             "preview": dg.MetadataValue.md(_preview(funnel)),
             **revision_metadata(store, context, doc_id),
         }

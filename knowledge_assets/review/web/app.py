@@ -64,6 +64,7 @@ from knowledge_assets.review.status import STATE_MEANINGS, STATES
 from knowledge_assets.review.web import source
 from knowledge_assets.store.database import Store, StoreError
 from knowledge_assets.store.held import held_on_one_connection
+from knowledge_assets.store.open import open_store
 from knowledge_assets.store.parsed import page_count, page_text
 from knowledge_assets.store.removal import review_page_cache
 from knowledge_assets.store.revisions import not_current
@@ -95,7 +96,7 @@ LOCKED = ("The knowledge store is busy: a running materialisation holds {path}. 
 
 @dataclass(frozen=True)
 class Settings:
-    store_path: Path
+    store: str  # KNOWLEDGE_STORE's syntax: a DuckDB file path or a PostgreSQL URL
     state_dir: Path
     allowed_hosts: tuple[str, ...]
     lock_timeout_s: float = 10.0
@@ -103,9 +104,10 @@ class Settings:
     document_states: DocumentStates | None = None
 
 
-def state_dir_for(store_path: Path) -> Path:
-    """The project's state folder: the one holding the DuckDB file (`.knowledge/` by default)."""
-    return store_path.resolve().parent
+def state_dir_for(store: str) -> Path:
+    """The project's state folder: the one holding the DuckDB file (`.knowledge/` by default),
+    the knowledge home for a shared store."""
+    return open_store(store).state_dir
 
 
 def _environment() -> jinja2.Environment:
@@ -132,7 +134,7 @@ class ReviewApp:
         self.templates = _environment()
         self.static = _static_files()
         # One Store for the process: it checks the schema once, then only opens connections.
-        self.store = Store(settings.store_path, lock_timeout_s=settings.lock_timeout_s)
+        self.store = open_store(settings.store, lock_timeout_s=settings.lock_timeout_s)
         # token → (doc_id, decision, review ids): what the queue offers to undo.
         self.batches: OrderedDict[str, tuple[str, str, tuple[str, ...]]] = OrderedDict()
 
@@ -511,7 +513,7 @@ def _edited_payload(item: Reviewable, fields: dict[str, list[str]]) -> dict[str,
 def _error_handler(app: ReviewApp):
     async def handle(request: Request, exc: Exception) -> Response:
         if isinstance(exc, StoreError):
-            status, title, message = 503, "The store is busy", LOCKED.format(path=app.settings.store_path)
+            status, title, message = 503, "The store is busy", LOCKED.format(path=app.store.location)
         else:
             assert isinstance(exc, HTTPException)
             title = {404: "Not found", 403: "Refused"}.get(exc.status_code, "Error")
@@ -534,10 +536,10 @@ def _allowed_hosts(host: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys((*_LOOPBACK_HOSTS, bound)))
 
 
-def create_app(store_path: Path, host: str = "127.0.0.1", port: int = 8765, lock_timeout_s: float = 10.0,
+def create_app(store: Path | str, host: str = "127.0.0.1", port: int = 8765, lock_timeout_s: float = 10.0,
                state_dir: Path | None = None, document_states: DocumentStates | None = None) -> Starlette:
     hosts = _allowed_hosts(host)
-    review = ReviewApp(Settings(Path(store_path), state_dir or state_dir_for(Path(store_path)), hosts, lock_timeout_s,
+    review = ReviewApp(Settings(str(store), state_dir or state_dir_for(str(store)), hosts, lock_timeout_s,
                                 document_states))
     routes = [
         Route("/", review.documents),

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 import uvicorn
 
 from knowledge_assets.review.web.app import DocumentStates, create_app
+from knowledge_assets.store.open import redact
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
@@ -26,12 +26,12 @@ def exposure_warning(host: str) -> str | None:
     )
 
 
-def serve(store_path: Path, host: str = "127.0.0.1", port: int = 8765, lock_timeout_s: float = 10.0,
+def serve(store: str, host: str = "127.0.0.1", port: int = 8765, lock_timeout_s: float = 10.0,
           document_states: DocumentStates | None = None) -> None:
     warning = exposure_warning(host)
     if warning:
         print(warning, file=sys.stderr, flush=True)
     shown = f"[{host}]" if ":" in host else host
-    print(f"review: http://{shown}:{port}/  (store {store_path}; Ctrl+C stops)", flush=True)
-    app = create_app(store_path, host=host, port=port, lock_timeout_s=lock_timeout_s, document_states=document_states)
+    print(f"review: http://{shown}:{port}/  (store {redact(store)}; Ctrl+C stops)", flush=True)
+    app = create_app(store, host=host, port=port, lock_timeout_s=lock_timeout_s, document_states=document_states)
     uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False)

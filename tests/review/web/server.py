@@ -84,7 +84,9 @@ def _answers(url: str) -> bool:
 def review_server(store: Store, log: Path, *extra: str, host: str = "127.0.0.1") -> Iterator[ReviewServer]:
     port = free_port()
     args = [CLI, "review", "serve", "--host", host, "--port", str(port), *extra]
-    with dagster_process(args, log, env={"KNOWLEDGE_DB": str(store.path)}) as process:
+    # The shared store is named by its URL (KNOWLEDGE_STORE), the DuckDB file by its path.
+    env = {"KNOWLEDGE_STORE": store.url} if store.engine == "PostgreSQL" else {"KNOWLEDGE_DB": str(store.path)}
+    with dagster_process(args, log, env=env) as process:
         url = f"http://{host}:{port}"
         wait_for(lambda: _answers(url), "the review server answering", process, log, deadline_s=60)
         yield ReviewServer(url, store, log)

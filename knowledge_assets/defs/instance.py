@@ -5,7 +5,9 @@
 from the project's own without its three storage blocks, so Dagster's default layout puts the
 storage in the home itself — the same folders the project's dagster.yaml names for `dg dev` —
 written through the project's storage class (`defs/instance_storage.py`), its base_dir the
-home (`DAGSTER_HOME`, which every reader of that file has set).
+home's absolute path, so any reader of the file finds the storage, DAGSTER_HOME set or not
+(`DagsterInstance.from_ref(InstanceRef.from_dir(home))` included); a home moved elsewhere gets
+its file rewritten by the next command.
 """
 
 from __future__ import annotations
@@ -24,13 +26,18 @@ from knowledge_assets.settings import dagster_home, project_root
 _STORAGE_BLOCKS = ("storage", "local_artifact_storage", "compute_logs", "run_storage", "event_log_storage",
                    "schedule_storage")
 GENERATED_NOTE = "# Written by knowledge-assets from the project's dagster.yaml; edit that file, not this one.\n"
-HOME_STORAGE = {"custom": {"module": instance_storage.__name__, "class": instance_storage.HeldSqliteStorage.__name__,
-                           "config": {"base_dir": {"env": "DAGSTER_HOME"}}}}
 
 
-def home_instance_config(project_config: Path) -> str:
+def home_storage(home: Path) -> dict:
+    """The storage block of the home's dagster.yaml: the project's storage class in the home."""
+    return {"custom": {"module": instance_storage.__name__, "class": instance_storage.HeldSqliteStorage.__name__,
+                       "config": {"base_dir": str(home.resolve())}}}
+
+
+def home_instance_config(project_config: Path, home: Path) -> str:
     config = yaml.safe_load(project_config.read_text(encoding="utf-8")) or {}
-    kept = {"storage": HOME_STORAGE} | {key: value for key, value in config.items() if key not in _STORAGE_BLOCKS}
+    kept = {"storage": home_storage(home)} | {key: value for key, value in config.items()
+                                              if key not in _STORAGE_BLOCKS}
     return GENERATED_NOTE + yaml.safe_dump(kept, sort_keys=False)
 
 
@@ -38,7 +45,7 @@ def _write_home_config(home: Path) -> None:
     project_config = project_root() / "dagster.yaml"
     if not project_config.is_file():
         return
-    wanted = home_instance_config(project_config)
+    wanted = home_instance_config(project_config, home)
     target = home / "dagster.yaml"
     if not target.is_file() or target.read_text(encoding="utf-8") != wanted:
         target.write_text(wanted, encoding="utf-8")

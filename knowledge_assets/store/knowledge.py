@@ -216,10 +216,10 @@ def entity_ids(store: Store, branch: BranchSpec, doc_id: str) -> set[str]:
 
 
 def provenance_chunks(store: Store, branch: BranchSpec, doc_id: str) -> dict[str, str | None]:
-    """Each of the document's entries of `branch`, by id, and its provenance chunk."""
-    rows = store.fetch(f'SELECT "{branch.id_field}" AS id, provenance.chunk_id AS chunk_id FROM "{branch.table}" '
-                       "WHERE doc_id = ?", [doc_id])
-    return {row["id"]: row["chunk_id"] for row in rows}
+    """Each of the document's entries of `branch`, by id, and its provenance chunk (the field
+    taken in Python: a STRUCT's field is `provenance.chunk_id` in DuckDB and JSON in PostgreSQL)."""
+    rows = store.fetch(f'SELECT "{branch.id_field}" AS id, provenance FROM "{branch.table}" WHERE doc_id = ?', [doc_id])
+    return {row["id"]: (row["provenance"] or {}).get("chunk_id") for row in rows}
 
 
 def chunk_sources(store: Store, doc_id: str) -> dict[str, tuple[str, str | None]]:

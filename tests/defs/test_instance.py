@@ -9,14 +9,14 @@ from knowledge_assets.defs.instance_storage import HeldSqliteEventLogStorage
 from tests.conftest import PROJECT_ROOT
 
 
-def test_the_homes_instance_config_keeps_everything_but_the_storage_paths():
-    config = yaml.safe_load(home_instance_config(PROJECT_ROOT / "dagster.yaml"))
+def test_the_homes_instance_config_keeps_everything_but_the_storage_paths(tmp_path):
+    config = yaml.safe_load(home_instance_config(PROJECT_ROOT / "dagster.yaml", tmp_path / "home"))
     project = yaml.safe_load((PROJECT_ROOT / "dagster.yaml").read_text(encoding="utf-8"))
     per_home = ("storage", "local_artifact_storage", "compute_logs")
     kept = {k: v for k, v in project.items() if k not in per_home}
     assert {k: v for k, v in config.items() if k != "storage"} == kept
     project_storage = project["storage"]["custom"]
-    assert config["storage"]["custom"] == {**project_storage, "config": {"base_dir": {"env": "DAGSTER_HOME"}}}
+    assert config["storage"]["custom"] == {**project_storage, "config": {"base_dir": str(tmp_path / "home")}}
 
 
 def test_the_project_instance_keeps_its_storage_in_the_knowledge_home(monkeypatch, tmp_path):

@@ -126,16 +126,23 @@ def _killed_while_writing(env, doc_id: str, out: Path, files_written: int) -> bo
     process = subprocess.Popen(_command("export", "--doc-id", doc_id, "--out", out), cwd=PROJECT_ROOT, env=env,
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     prefix = f".{doc_id}.writing-"
+    # Folders an earlier kill left beside the target are not this export's: only a new one counts.
+    left_before = {name for name in os.listdir(out) if name.startswith(prefix)}
+
+    def staging_folders() -> list[str]:
+        return [entry.path for entry in os.scandir(out)
+                if entry.name.startswith(prefix) and entry.name not in left_before]
+
     try:
         while process.poll() is None:
-            staging = [entry.path for entry in os.scandir(out) if entry.name.startswith(prefix)]
+            staging = staging_folders()
             if staging and len(os.listdir(staging[0])) >= files_written:
                 process.send_signal(signal.SIGKILL)
                 break
             time.sleep(0.0002)
     except FileNotFoundError:
         process.send_signal(signal.SIGKILL)  # renamed into place under the poll: too late, kill anyway
-    return process.wait(timeout=60) == -signal.SIGKILL and any(n.startswith(prefix) for n in os.listdir(out))
+    return process.wait(timeout=60) == -signal.SIGKILL and bool(staging_folders())
 
 
 def station_rules(count: int) -> str:

@@ -52,6 +52,19 @@ def test_rows_given_as_a_generator_are_inserted_a_batch_at_a_time_in_one_transac
     assert len(store.fetch("SELECT * FROM parsed_pages WHERE doc_id = ?", ["A"])) == 5
 
 
+@pytest.mark.parametrize("values_max_rows", [0, 10_000])
+def test_a_few_rows_as_a_values_list_reach_the_table_as_a_dataframe_writes_them(store, monkeypatch, values_max_rows):
+    # One document's rows through the DataFrame (0: no batch is small enough for a VALUES list)
+    # and through VALUES lists (every batch is): nested lists, NULLs and numbers read back alike.
+    parsed = parse_document(identify(SAMPLE_MARKDOWN))
+    monkeypatch.setattr(database, "_VALUES_MAX_ROWS", values_max_rows)
+    write_parsed(store, parsed)
+    assert load_parsed(store, parsed.doc_id) == parsed
+    rows = [{"doc_id": "A", "page": 0, "page_no": 3, "text": "x"}, {"doc_id": "A", "page": 1, "page_no": 7, "text": ""}]
+    store.replace_partition("A", {"parsed_pages": rows})
+    assert store.fetch("SELECT * FROM parsed_pages WHERE doc_id = 'A' ORDER BY page") == rows
+
+
 def test_rows_with_missing_or_extra_columns_are_refused(store):
     with pytest.raises(StoreError, match="parsed_pages"):
         store.replace_partition("A", {"parsed_pages": [{"doc_id": "A", "page": 0, "text": "x"}]})

@@ -27,6 +27,11 @@ _LINE_BREAK_HYPHEN = re.compile(r"(?<=[^\W\d_])-[ \t]*\r?\n\s*(?=[^\W\d_])")
 
 
 def normalise(text: str) -> str:
+    # ASCII text is its own NFKC form and holds no soft hyphen: what is left is collapsing the
+    # whitespace runs, which `str.split()` finds by the same `isspace` as the general loop (a
+    # value is normalised on every check of it: tens of thousands of calls per document).
+    if text.isascii():
+        return " ".join(text.split())
     return _normalised_with_offsets(text)[0]
 
 

@@ -1,6 +1,13 @@
 import pytest
 
-from knowledge_assets.verify.spans import VerbatimIndex, crossing_pieces, is_verbatim, locate, normalise
+from knowledge_assets.verify.spans import (
+    VerbatimIndex,
+    _normalised_with_offsets,
+    crossing_pieces,
+    is_verbatim,
+    locate,
+    normalise,
+)
 
 SOURCE = (
     "2.1.2. Quantity (Qty)\nAdalah jumlah equipment/unit yang digunakan untuk menghasilkan\n"
@@ -52,6 +59,13 @@ def test_soft_hyphens_are_invisible():
 
 def test_normalise_collapses_whitespace_runs():
     assert normalise("  a\t\n b\u00a0 c ") == "a b c"
+
+
+@pytest.mark.parametrize(
+    "text", ["", "   ", "one", " a  b\t\tc\r\n", "x\x0by\x0cz\x1c\x1dw\x1e\x1fv", "end - \n  ", "a-\nb"]
+)
+def test_normalise_of_ascii_text_is_the_general_normalisation(text):
+    assert normalise(text) == _normalised_with_offsets(text)[0]
 
 
 def test_locate_returns_the_offset_in_the_original_source():

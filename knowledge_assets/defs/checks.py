@@ -10,8 +10,8 @@ yielded no definitions, or no formulas and no rules. The logic is
 `knowledge_assets.verify.stored` and `knowledge_assets.store.revisions`; this is wiring.
 
 When an asset's blocking checks for a document have ended, the store records it and names the
-failed ones (`record_checks`): a run killed before that leaves the document not current, and
-export and the review refuse it (store/revisions.py).
+failed ones (`record_checks_of`, once per step for all its documents): a run killed before that
+leaves the document not current, and export and the review refuse it (store/revisions.py).
 
 A check with nothing to evaluate is skipped with its reason, never passed (`SkippedCheck`,
 docs/decisions.md D60): the row checks of a document with no rows of the table, a dangle rate
@@ -28,7 +28,7 @@ from knowledge_assets.defs.assets.extract import domain_context, formulas, gloss
 from knowledge_assets.defs.partitions import documents
 from knowledge_assets.defs.resources import KnowledgeStore
 from knowledge_assets.store.database import Store
-from knowledge_assets.store.revisions import record_checks, revision_state
+from knowledge_assets.store.revisions import record_checks_of, revision_state
 from knowledge_assets.verify import stored
 
 _SHOWN_FINDINGS = 20
@@ -148,14 +148,20 @@ def _specs(asset: dg.AssetsDefinition, table: str) -> list[dg.AssetCheckSpec]:
     return specs
 
 
-def _recorded(context: dg.AssetCheckExecutionContext, store: Store, table: str, doc_id: str,
-              results: list[CheckOutcome]) -> list[CheckOutcome]:
-    """The results, once the store records that the asset's blocking checks ended and which failed
-    (a skipped check had nothing to fail: it ended)."""
-    failed = [r.check_name for r in results
-              if isinstance(r, dg.AssetCheckResult) and r.severity == dg.AssetCheckSeverity.ERROR and not r.passed]
-    record_checks(store, doc_id, table, failed, context.run.run_id)
-    return results
+def _recorder(context: dg.AssetCheckExecutionContext, store: Store, table: str):
+    """What records, once every document of the step is checked, that the asset's blocking checks
+    ended for each and which failed (a skipped check had nothing to fail: it ended), in one write:
+    a step killed part-way records none, which reads as checks that did not finish."""
+    def record(results: dict[str, list[CheckOutcome]]) -> None:
+        record_checks_of(store, table, {doc_id: _failed(found) for doc_id, found in results.items()},
+                         context.run.run_id)
+
+    return record
+
+
+def _failed(results: list[CheckOutcome]) -> list[str]:
+    return [r.check_name for r in results
+            if isinstance(r, dg.AssetCheckResult) and r.severity == dg.AssetCheckSeverity.ERROR and not r.passed]
 
 
 def _checks(asset: dg.AssetsDefinition, table: str) -> dg.AssetChecksDefinition:
@@ -166,11 +172,10 @@ def _checks(asset: dg.AssetsDefinition, table: str) -> dg.AssetChecksDefinition:
             store = knowledge_store.open()
 
             def check(doc_id: str) -> list[CheckOutcome]:
-                results = [*_blocking_results(asset, stored.load_document(store, table, doc_id)),
-                           *_document_results(asset, table, store, doc_id)]
-                return _recorded(context, store, table, doc_id, results)
+                return [*_blocking_results(asset, stored.load_document(store, table, doc_id)),
+                        *_document_results(asset, table, store, doc_id)]
 
-            yield from check_each(context, check)
+            yield from check_each(context, check, _recorder(context, store, table))
 
         return checks
 
@@ -182,11 +187,10 @@ def _checks(asset: dg.AssetsDefinition, table: str) -> dg.AssetChecksDefinition:
         def check(doc_id: str) -> list[CheckOutcome]:
             document = stored.load_document(store, table, doc_id)
             rate = stored.dangle_rate(document)
-            results = [*_blocking_results(asset, document), _dangle_result(asset, rate, getattr(config, rate.name)),
-                       *_document_results(asset, table, store, doc_id)]
-            return _recorded(context, store, table, doc_id, results)
+            return [*_blocking_results(asset, document), _dangle_result(asset, rate, getattr(config, rate.name)),
+                    *_document_results(asset, table, store, doc_id)]
 
-        yield from check_each(context, check)
+        yield from check_each(context, check, _recorder(context, store, table))
 
     return checks_with_dangles
 

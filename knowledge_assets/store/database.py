@@ -23,7 +23,7 @@ import random
 import re
 import sys
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from itertools import islice
 from pathlib import Path
@@ -41,6 +41,9 @@ _HOLDER = re.compile(r"Conflicting lock is held in (.+?\(PID \d+\))")
 WAIT_NOTICE_S = 2.0
 # The connection a session keeps, by file: every Store of this process on that file shares it.
 _HELD: dict[Path, duckdb.DuckDBPyConnection] = {}
+# Documents named in one statement's `doc_id IN (…)` (PostgreSQL takes at most 65,535
+# parameters in a statement; a range run may cover thousands of documents).
+DOC_IDS_PER_STATEMENT = 500
 
 
 class StoreError(KnowledgeError):
@@ -197,13 +200,28 @@ class Store:
         `{"rejected_fields": {"branch": "formula"}}` replaces only the formula branch's rows.
         `appends` adds rows to history tables in the same transaction.
         """
+        self.replace_partitions([doc_id], rows_by_table, scope, appends)
+
+    def replace_partitions(
+        self,
+        doc_ids: Sequence[str],
+        rows_by_table: dict[str, Iterable[dict[str, Any]]],
+        scope: dict[str, dict[str, Any]] | None = None,
+        appends: dict[str, Iterable[dict[str, Any]]] | None = None,
+    ) -> None:
+        """`replace_partition` for several documents at once, in one transaction: exactly these
+        documents' rows in each table are replaced by `rows_by_table`'s (each row names its
+        doc_id, one of `doc_ids`). A record written for each document of a run's step (which
+        revision each asset was derived from, that its checks ended) is one transaction, one
+        DELETE and one INSERT per table, not a transaction per document."""
         with self.connect() as con:
             con.execute("BEGIN TRANSACTION")
             try:
                 for table, rows in rows_by_table.items():
                     narrow = (scope or {}).get(table, {})
-                    where = " AND ".join(["doc_id = ?", *(f'"{column}" = ?' for column in narrow)])
-                    con.execute(f'DELETE FROM "{table}" WHERE {where}', [doc_id, *narrow.values()])
+                    for some in batched(doc_ids, DOC_IDS_PER_STATEMENT):
+                        where = " AND ".join([in_list("doc_id", len(some)), *(f'"{c}" = ?' for c in narrow)])
+                        con.execute(f'DELETE FROM "{table}" WHERE {where}', [*some, *narrow.values()])
                     _insert(con, table, rows)
                 for table, rows in (appends or {}).items():
                     _insert(con, table, rows)
@@ -234,6 +252,17 @@ class Store:
     def fetch(self, sql: str, params: list[Any] | None = None) -> list[dict[str, Any]]:
         with self.connect() as con:
             return row_dicts(con.execute(sql, params or []))
+
+
+def in_list(column: str, count: int, mark: str = "?") -> str:
+    """`"column" IN (?, ?, …)` for `count` parameters (SQL both engines read)."""
+    return f'"{column}" IN ({", ".join([mark] * count)})'
+
+
+def batched(items: Sequence[str], size: int) -> Iterator[Sequence[str]]:
+    """`items` in slices of at most `size`; one empty slice for no items is not given."""
+    for start in range(0, len(items), size):
+        yield items[start:start + size]
 
 
 @contextmanager

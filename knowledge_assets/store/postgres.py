@@ -44,13 +44,22 @@ import json
 import random
 import threading
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime, timezone
 from typing import Any
 
 from knowledge_assets.settings import knowledge_home
-from knowledge_assets.store.database import StoreError, check_row_columns, held_or_own, row_dicts, struct_fields
+from knowledge_assets.store.database import (
+    DOC_IDS_PER_STATEMENT,
+    StoreError,
+    batched,
+    check_row_columns,
+    held_or_own,
+    in_list,
+    row_dicts,
+    struct_fields,
+)
 from knowledge_assets.store.open import redact
 from knowledge_assets.store.schema import TABLES
 
@@ -143,6 +152,16 @@ class PostgresStore:
         `Store.replace_partition`; `scope` narrows a table's replacement, `appends` adds history).
         The rows may come as generators (a long document's parsed rows do): they are taken
         into lists first, since a retried transaction writes them again."""
+        self.replace_partitions([doc_id], rows_by_table, scope, appends)
+
+    def replace_partitions(
+        self,
+        doc_ids: Sequence[str],
+        rows_by_table: dict[str, Iterable[dict[str, Any]]],
+        scope: dict[str, dict[str, Any]] | None = None,
+        appends: dict[str, Iterable[dict[str, Any]]] | None = None,
+    ) -> None:
+        """`replace_partition` for several documents in one transaction (as `Store.replace_partitions`)."""
         rows_by_table = {table: list(rows) for table, rows in rows_by_table.items()}
         appends = {table: list(rows) for table, rows in (appends or {}).items()}
         with self.connect() as con:
@@ -152,15 +171,17 @@ class PostgresStore:
                     with con.failures(), con.raw.transaction():
                         for table, rows in rows_by_table.items():
                             narrow = (scope or {}).get(table, {})
-                            where = " AND ".join(["doc_id = %s", *(f'"{column}" = %s' for column in narrow)])
-                            con.raw.execute(f'DELETE FROM "{table}" WHERE {where}', [doc_id, *narrow.values()])
+                            for some in batched(doc_ids, DOC_IDS_PER_STATEMENT):
+                                where = " AND ".join([in_list("doc_id", len(some), "%s"),
+                                                      *(f'"{column}" = %s' for column in narrow)])
+                                con.raw.execute(f'DELETE FROM "{table}" WHERE {where}', [*some, *narrow.values()])
                             con.copy(table, rows)
                         for table, rows in appends.items():
                             con.copy(table, rows)
                     return
                 except _Retry as retry:
                     if nested or attempt == RETRIES:
-                        raise StoreError(f"{self.location}: writing {doc_id} failed {attempt} times "
+                        raise StoreError(f"{self.location}: writing {_named(doc_ids)} failed {attempt} times "
                                          f"({retry.cause})") from None
                     time.sleep(0.05 * 2 ** attempt * (0.5 + random.random()))
 
@@ -271,6 +292,13 @@ class _Connection:
 
     def close(self) -> None:
         self.raw.close()
+
+
+def _named(doc_ids: Sequence[str]) -> str:
+    """The documents a message names: the first and how many more, never a list of thousands."""
+    if len(doc_ids) <= 1:
+        return doc_ids[0] if doc_ids else "no document"
+    return f"{doc_ids[0]} and {len(doc_ids) - 1} more documents"
 
 
 def placeholders(sql: str) -> str:

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
-from knowledge_assets.store.database import Store
+from knowledge_assets.store.database import DOC_IDS_PER_STATEMENT, Store, batched, in_list
 from knowledge_assets.store.registry import latest_source
 
 # The per-document assets export and the review read, in the order a run materialises them.
@@ -78,43 +78,67 @@ class RevisionState:
         return f"{self.doc_id}: {'; '.join(parts)}; run {target} again to bring it up to date"
 
 
-def _parsed_revision(store: Store, doc_id: str) -> dict | None:
-    rows = store.fetch(
-        "SELECT p.content_sha256, max(d.revision) AS revision FROM parsed_documents p "
-        "JOIN documents d ON d.doc_id = p.doc_id AND d.content_sha256 = p.content_sha256 "
-        "WHERE p.doc_id = ? GROUP BY p.content_sha256",
-        [doc_id],
-    )
-    return rows[0] if rows else None
+def _parsed_revisions(store: Store, doc_ids: Sequence[str]) -> dict[str, dict]:
+    """Each document's parsed text: its content hash and the latest registry revision that has
+    that content (documents never parsed, or whose parsed content is not registered, absent).
+    Two plain reads joined here: a join in SQL costs DuckDB several times a plain read."""
+    parsed: dict[str, str] = {}
+    revisions: dict[tuple[str, str], int] = {}
+    for some in batched(doc_ids, DOC_IDS_PER_STATEMENT):
+        parsed |= {r["doc_id"]: r["content_sha256"] for r in store.fetch(
+            f"SELECT doc_id, content_sha256 FROM parsed_documents WHERE {in_list('doc_id', len(some))}", list(some))}
+        for r in store.fetch(f"SELECT doc_id, content_sha256, revision FROM documents "
+                             f"WHERE {in_list('doc_id', len(some))}", list(some)):
+            key = (r["doc_id"], r["content_sha256"])
+            revisions[key] = max(revisions.get(key, r["revision"]), r["revision"])
+    return {doc_id: {"content_sha256": sha, "revision": revisions[doc_id, sha]}
+            for doc_id, sha in parsed.items() if (doc_id, sha) in revisions}
 
 
 def _now() -> datetime:
     return datetime.now(timezone.utc).replace(tzinfo=None)
 
 
-def record_revision(store: Store, doc_id: str, asset: str, run_id: str) -> int | None:
-    """Stamps `asset` with the revision of the parsed text now in the store, and removes the
-    record of its earlier checks (in the same transaction); returns the revision."""
-    parsed = _parsed_revision(store, doc_id)
-    if parsed is None:
-        return None
-    row = {"doc_id": doc_id, "asset": asset, "revision": parsed["revision"],
-           "content_sha256": parsed["content_sha256"], "run_id": run_id, "recorded_at": _now()}
+def record_revisions(store: Store, doc_ids: Sequence[str], asset: str, run_id: str) -> dict[str, int]:
+    """Stamps `asset` of each document with the revision of the parsed text now in the store,
+    and removes the record of its earlier checks, all in one transaction (what a run's step
+    over many documents records once their rows are written); returns each document's
+    revision. A document whose parsed text is not in the store is left as it was."""
+    parsed = _parsed_revisions(store, doc_ids)
+    if not parsed:
+        return {}
+    recorded_at = _now()
+    rows = [{"doc_id": doc_id, "asset": asset, "revision": found["revision"],
+             "content_sha256": found["content_sha256"], "run_id": run_id, "recorded_at": recorded_at}
+            for doc_id, found in parsed.items()]
     scope = {"asset": asset}
-    store.replace_partition(doc_id, {"asset_revisions": [row], "asset_checks": []},
-                            scope={"asset_revisions": scope, "asset_checks": scope})
-    return row["revision"]
+    store.replace_partitions(list(parsed), {"asset_revisions": rows, "asset_checks": []},
+                             scope={"asset_revisions": scope, "asset_checks": scope})
+    return {doc_id: found["revision"] for doc_id, found in parsed.items()}
 
 
 def record_checks(store: Store, doc_id: str, asset: str, failed: Sequence[str], run_id: str) -> None:
     """Records that the asset's blocking checks ended on its rows now stored; `failed` names those
     that failed. An asset never stamped with a revision has nothing checked to record."""
-    held = store.fetch("SELECT revision FROM asset_revisions WHERE doc_id = ? AND asset = ?", [doc_id, asset])
+    record_checks_of(store, asset, {doc_id: failed}, run_id)
+
+
+def record_checks_of(store: Store, asset: str, failed_by_doc: dict[str, Sequence[str]], run_id: str) -> None:
+    """`record_checks` for each document of `failed_by_doc` (its failed blocking checks), in one
+    transaction: what a check step over many documents records once all of them are checked,
+    so a step killed part-way records none (they read as checks that did not finish)."""
+    held: dict[str, int] = {}
+    doc_ids = list(failed_by_doc)
+    for some in batched(doc_ids, DOC_IDS_PER_STATEMENT):
+        held |= {r["doc_id"]: r["revision"] for r in store.fetch(
+            f"SELECT doc_id, revision FROM asset_revisions WHERE asset = ? AND {in_list('doc_id', len(some))}",
+            [asset, *some])}
     if not held:
         return
-    row = {"doc_id": doc_id, "asset": asset, "revision": held[0]["revision"], "failed_checks": ", ".join(failed),
-           "run_id": run_id, "recorded_at": _now()}
-    store.replace_partition(doc_id, {"asset_checks": [row]}, scope={"asset_checks": {"asset": asset}})
+    recorded_at = _now()
+    rows = [{"doc_id": doc_id, "asset": asset, "revision": revision, "failed_checks": ", ".join(failed_by_doc[doc_id]),
+             "run_id": run_id, "recorded_at": recorded_at} for doc_id, revision in held.items()]
+    store.replace_partitions(list(held), {"asset_checks": rows}, scope={"asset_checks": {"asset": asset}})
 
 
 def revision_state(store: Store, doc_id: str, assets: Sequence[str] = DOCUMENT_ASSETS,

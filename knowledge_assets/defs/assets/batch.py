@@ -27,7 +27,7 @@ is in the run's log (docs/decisions.md D60).
 
 import time
 import warnings
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 import dagster as dg
@@ -78,13 +78,18 @@ def _documents_failed(failures: dict[str, str], of: int) -> dg.Failure:
 
 
 def materialize_each(
-    context: dg.AssetExecutionContext, materialize: Callable[[str], dg.MaterializeResult]
+    context: dg.AssetExecutionContext,
+    materialize: Callable[[str], dg.MaterializeResult],
+    finish: Callable[[list[str]], dict[str, dict[str, object]]] | None = None,
 ) -> Iterator[object]:
     """`materialize(doc_id)` for each document of the run, each document's metadata on its own
-    materialisation and its check results as evaluations of its own partition."""
+    materialisation and its check results as evaluations of its own partition. `finish`, given
+    the documents materialised, records what the step records for each of them once all are
+    written (which revision each was derived from) in one write, and returns metadata to add to
+    each document's: a write per document costs a folder run more than its documents' work."""
     doc_ids = context.partition_keys
     failures: dict[str, str] = {}
-    checks: list[tuple[str, dg.AssetCheckResult]] = []
+    results: dict[str, tuple[dg.MaterializeResult, float]] = {}
     for doc_id in doc_ids:
         started = time.perf_counter()
         try:
@@ -96,8 +101,12 @@ def materialize_each(
             context.log.exception(f"{doc_id} failed; the run's other documents go on")
             failures[doc_id] = _cause(error)
             continue
-        seconds = round(time.perf_counter() - started, 3)
-        context.add_asset_metadata({**(result.metadata or {}), DOCUMENT_SECONDS: seconds}, partition_key=doc_id)
+        results[doc_id] = result, round(time.perf_counter() - started, 3)
+    finished = finish(list(results)) if finish is not None and results else {}
+    checks: list[tuple[str, dg.AssetCheckResult]] = []
+    for doc_id, (result, seconds) in results.items():
+        metadata = {**(result.metadata or {}), **finished.get(doc_id, {}), DOCUMENT_SECONDS: seconds}
+        context.add_asset_metadata(metadata, partition_key=doc_id)
         checks += [(doc_id, check) for check in result.check_results or []]
     if failures:
         raise _documents_failed(failures, len(doc_ids))
@@ -106,12 +115,16 @@ def materialize_each(
 
 
 def check_each(
-    context: dg.AssetCheckExecutionContext, check: Callable[[str], Iterable[CheckOutcome]]
+    context: dg.AssetCheckExecutionContext,
+    check: Callable[[str], Iterable[CheckOutcome]],
+    finish: Callable[[dict[str, list[CheckOutcome]]], None] | None = None,
 ) -> Iterator[object]:
-    """`check(doc_id)` for each document of the run, as evaluations of each document's partition."""
-    yield from check_evaluations(
-        context, [(doc_id, result) for doc_id in context.partition_keys for result in check(doc_id)]
-    )
+    """`check(doc_id)` for each document of the run, as evaluations of each document's partition;
+    `finish`, given every document's results, records them in one write before they are yielded."""
+    results = {doc_id: list(check(doc_id)) for doc_id in context.partition_keys}
+    if finish is not None:
+        finish(results)
+    yield from check_evaluations(context, [(doc_id, result) for doc_id, found in results.items() for result in found])
 
 
 def check_evaluations(context: CheckContext, results: list[tuple[str, CheckOutcome]]) -> Iterator[object]:
@@ -123,13 +136,14 @@ def check_evaluations(context: CheckContext, results: list[tuple[str, CheckOutco
     assets_def = op_context.assets_def
     selected = context.selected_asset_check_keys
     targets: dict[tuple[dg.AssetKey, str], AssetCheckEvaluationTargetMaterializationData | None] = {}
+    skipped: list[tuple[str, SkippedCheck]] = []
     for doc_id, result in results:
         asset_key = result.asset_key or context.asset_key
         key = dg.AssetCheckKey(asset_key, result.check_name)
         if key not in selected:
             continue
         if isinstance(result, SkippedCheck):
-            log_skipped(context, doc_id, result)
+            skipped.append((doc_id, result))
             continue
         if (asset_key, doc_id) not in targets:
             targets[asset_key, doc_id] = _latest_materialization(op_context.instance, asset_key, doc_id)
@@ -139,13 +153,22 @@ def check_evaluations(context: CheckContext, results: list[tuple[str, CheckOutco
             description=result.description, blocking=assets_def.get_spec_for_check_key(key).blocking,
             partition=doc_id,
         )
+    log_skipped(context, skipped)
     for key in sorted(selected, key=lambda k: k.to_user_string()):
         yield dg.Output(None, output_name=assets_def.get_output_name_for_asset_check_key(key))
 
 
-def log_skipped(context: CheckContext, doc_id: str, skipped: SkippedCheck) -> None:
-    asset = (skipped.asset_key or context.asset_key).to_user_string()
-    context.log.info(f"check {asset}:{skipped.check_name} skipped for {doc_id}: {skipped.reason}")
+def log_skipped(context: CheckContext, skipped: Sequence[tuple[str, SkippedCheck]]) -> None:
+    """A line of the run's log for each skipped check and reason, naming its documents: one
+    line for a folder's documents that all had nothing to evaluate, not one per document (each
+    line is an event the instance stores)."""
+    documents_of: dict[tuple[str, str], list[str]] = {}
+    for doc_id, check in skipped:
+        asset = (check.asset_key or context.asset_key).to_user_string()
+        documents_of.setdefault((f"{asset}:{check.check_name}", check.reason), []).append(doc_id)
+    for (check, reason), doc_ids in documents_of.items():
+        named = doc_ids[0] if len(doc_ids) == 1 else f"{len(doc_ids)} documents ({', '.join(doc_ids)})"
+        context.log.info(f"check {check} skipped for {named}: {reason}")
 
 
 def _latest_materialization(

@@ -10,7 +10,7 @@ import dagster as dg
 from knowledge_assets.defs.assets.batch import SkippedCheck, log_skipped, materialize_each
 from knowledge_assets.defs.assets.code_versions import chained_code_version
 from knowledge_assets.defs.assets.extract import domain_context, formulas, glossary, rules
-from knowledge_assets.defs.assets.metadata import document_names, store_value, table_metadata
+from knowledge_assets.defs.assets.metadata import document_names_of, store_value, table_metadata
 from knowledge_assets.defs.assets.terms import term_clusters
 from knowledge_assets.defs.llm import KnowledgeLLM
 from knowledge_assets.defs.partitions import documents
@@ -109,6 +109,8 @@ def eval_scores(context: dg.AssetExecutionContext, knowledge_store: KnowledgeSto
     settings = knowledge_llm.settings()
     run = RunInfo(settings.backend, settings.deployment, prompt_hashes())
 
+    skipped: list[tuple[str, SkippedCheck]] = []
+
     def score(doc_id: str) -> dg.MaterializeResult:
         try:
             scores = score_document(store, doc_id, load_gold(doc_id))
@@ -117,13 +119,15 @@ def eval_scores(context: dg.AssetExecutionContext, knowledge_store: KnowledgeSto
         record_scores(store, scores, run, context.run.run_id, datetime.now(timezone.utc).replace(tzinfo=None))
         verdicts = kill_lines(scores)
         if not scores.has_gold:
-            for verdict in verdicts:
-                log_skipped(context, doc_id, SkippedCheck(_CHECK_NAMES[verdict.metric], verdict.note))
+            skipped.extend((doc_id, SkippedCheck(_CHECK_NAMES[verdict.metric], verdict.note)) for verdict in verdicts)
             verdicts = []
-        return dg.MaterializeResult(metadata=document_names(store, doc_id) | _metadata(scores, run, store_value(store)),
+        return dg.MaterializeResult(metadata=_metadata(scores, run, store_value(store)),
                                     check_results=[_check_result(verdict) for verdict in verdicts])
 
-    yield from materialize_each(context, score)
+    try:
+        yield from materialize_each(context, score, lambda doc_ids: document_names_of(store, doc_ids))
+    finally:
+        log_skipped(context, skipped)
 
 
 ASSETS = [eval_scores]

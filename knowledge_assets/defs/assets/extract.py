@@ -75,10 +75,9 @@ def _extract(context: dg.AssetExecutionContext, knowledge_store: KnowledgeStore,
         # spends no more retries on one document than a run of it alone would.
         extractor = knowledge_llm.extractor(store, f"{run_id}/{doc_id}")
         result = _run(lambda: run_stage(store, extractor, doc_id, run_id))
-        links = entity_links(store, table, doc_id) | revision_metadata(store, context, doc_id)
-        return _result(result, table, links, knowledge_llm, branch)
+        return _result(result, table, entity_links(store, table, doc_id), knowledge_llm, branch)
 
-    yield from materialize_each(context, extract)
+    yield from materialize_each(context, extract, lambda doc_ids: revision_metadata(store, context, doc_ids))
 
 
 def _code_version(branch: str, *upstream: dg.AssetsDefinition) -> str:
@@ -143,13 +142,13 @@ def review_queue(context: dg.AssetExecutionContext, knowledge_store: KnowledgeSt
 
     def queue(doc_id: str) -> dg.MaterializeResult:
         result = _run(lambda: stages.run_review_queue(store, doc_id))
-        links = entity_links(store, "review_queue", doc_id) | revision_metadata(store, context, doc_id)
+        links = entity_links(store, "review_queue", doc_id)
         # The document's page in `review serve`, when KNOWLEDGE_REVIEW_URL says where it runs.
         if (review_page := document_review_url(doc_id)) is not None:
             links["review_page"] = dg.MetadataValue.url(review_page)
         return _result(result, "review_queue", links)
 
-    yield from materialize_each(context, queue)
+    yield from materialize_each(context, queue, lambda doc_ids: revision_metadata(store, context, doc_ids))
 
 
 ASSETS = [formulas, glossary, rules, domain_context, review_queue]

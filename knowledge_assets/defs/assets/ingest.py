@@ -36,10 +36,11 @@ def _preview(parsed) -> str:
 )
 def parsed_chunks(context: dg.AssetExecutionContext, knowledge_store: KnowledgeStore):
     store = knowledge_store.open()
-    yield from materialize_each(context, lambda doc_id: _parse(context, store, doc_id))
+    yield from materialize_each(context, lambda doc_id: _parse(store, doc_id),
+                                lambda doc_ids: revision_metadata(store, context, doc_ids))
 
 
-def _parse(context: dg.AssetExecutionContext, store: Store, doc_id: str) -> dg.MaterializeResult:
+def _parse(store: Store, doc_id: str) -> dg.MaterializeResult:
     try:
         parsed = parse_registered(store, doc_id)
     except DocumentError as exc:
@@ -58,7 +59,6 @@ def _parse(context: dg.AssetExecutionContext, store: Store, doc_id: str) -> dg.M
             "table": "parsed_chunks",
             "database": store_value(store),
             "preview": dg.MetadataValue.md(_preview(parsed)),
-            **revision_metadata(store, context, doc_id),
         }
     )
 

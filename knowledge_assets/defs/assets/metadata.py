@@ -3,15 +3,15 @@
 links between entities by id, read back from the table just written, and the names a person
 knows the document by beside its doc_id (file name, title once located, revision)."""
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import dagster as dg
 
 from knowledge_assets.branches import BranchTable
 from knowledge_assets.store.database import Store
 from knowledge_assets.store.knowledge import document_rows
-from knowledge_assets.store.registry import document_title, latest_source
-from knowledge_assets.store.revisions import record_revision
+from knowledge_assets.store.registry import document_titles, latest_sources
+from knowledge_assets.store.revisions import record_revisions
 from knowledge_assets.store.schema import TABLES
 
 _SHOWN_LINKS = 12
@@ -53,23 +53,28 @@ def entity_links(store: Store, table: str, doc_id: str) -> dict[str, object]:
     return {"linked_entities": len(links), "links": dg.MetadataValue.md("\n".join(lines))}
 
 
-def document_names(store: Store, doc_id: str) -> dict[str, object]:
-    """The doc_id, the file it was registered from and the title its domain context located
-    (once extracted; the latest extraction's): a partition key is a hash a person cannot read."""
-    names: dict[str, object] = {"doc_id": doc_id}
-    if (latest := latest_source(store, doc_id)) is not None:
-        names["file_name"] = latest[0].path.name
-    if title := document_title(store, doc_id):
-        names["title"] = " ".join(title.split())
+def document_names_of(store: Store, doc_ids: Sequence[str]) -> dict[str, dict[str, object]]:
+    """Each document's doc_id, the file it was registered from and the title its domain context
+    located (once extracted; the latest extraction's): a partition key is a hash a person cannot
+    read. Read for all the documents at once."""
+    sources, titles = latest_sources(store, doc_ids), document_titles(store, doc_ids)
+    names: dict[str, dict[str, object]] = {}
+    for doc_id in doc_ids:
+        names[doc_id] = {"doc_id": doc_id}
+        if doc_id in sources:
+            names[doc_id]["file_name"] = sources[doc_id][0].path.name
+        if title := titles.get(doc_id):
+            names[doc_id]["title"] = " ".join(title.split())
     return names
 
 
-def revision_metadata(store: Store, context: dg.AssetExecutionContext, doc_id: str) -> dict[str, object]:
-    """The document's names, and which revision of it this materialisation was derived from,
-    recorded in the store too (for the consistency check and export)."""
-    asset = context.asset_key.to_user_string()
-    revision = record_revision(store, doc_id, asset, context.run.run_id)
-    return document_names(store, doc_id) | ({"document_revision": revision} if revision is not None else {})
+def revision_metadata(store: Store, context: dg.AssetExecutionContext, doc_ids: Sequence[str]) -> dict[str, dict]:
+    """Each document's names, and which revision of it this materialisation was derived from,
+    recorded in the store too (for the consistency check and export): for the documents a
+    step materialised, once all of them are written (`batch.materialize_each`'s `finish`)."""
+    revisions = record_revisions(store, doc_ids, context.asset_key.to_user_string(), context.run.run_id)
+    return {doc_id: names | ({"document_revision": revisions[doc_id]} if doc_id in revisions else {})
+            for doc_id, names in document_names_of(store, doc_ids).items()}
 
 
 def store_value(store: Store) -> dg.MetadataValue:

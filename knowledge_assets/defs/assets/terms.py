@@ -64,10 +64,11 @@ def _gold_scores(funnel: TermFunnel) -> dict[str, float]:
 )
 def term_clusters(context: dg.AssetExecutionContext, knowledge_store: KnowledgeStore):
     store = knowledge_store.open()
-    yield from materialize_each(context, lambda doc_id: _cluster(context, store, doc_id))
+    yield from materialize_each(context, lambda doc_id: _cluster(store, doc_id),
+                                lambda doc_ids: revision_metadata(store, context, doc_ids))
 
 
-def _cluster(context: dg.AssetExecutionContext, store: Store, doc_id: str) -> dg.MaterializeResult:
+def _cluster(store: Store, doc_id: str) -> dg.MaterializeResult:
     parsed = load_parsed(store, doc_id)
     if parsed is None:
         raise dg.Failure(description=str(MissingUpstream.parsed_document(doc_id)), allow_retries=False)
@@ -86,7 +87,6 @@ def _cluster(context: dg.AssetExecutionContext, store: Store, doc_id: str) -> dg
             "table": "term_clusters",
             "database": store_value(store),
             "preview": dg.MetadataValue.md(_preview(funnel)),
-            **revision_metadata(store, context, doc_id),
         }
     )
 

@@ -164,7 +164,7 @@ def kill_lines(scores: DocumentScores) -> list[KillLine]:
     for metric, threshold in KILL_LINES.items():
         value = scores.metrics.get(metric)
         if not scores.has_gold:
-            verdicts.append(KillLine(metric, threshold, None, True, f"no gold for {scores.doc_id}: nothing to score"))
+            verdicts.append(KillLine(metric, threshold, None, True, "no gold: nothing to score"))
         elif value is None:
             verdicts.append(
                 KillLine(metric, threshold, None, False, "not measurable: gold or output has nothing to score")

@@ -56,7 +56,9 @@ def check_evaluations(result: dg.ExecuteInProcessResult) -> dict[tuple[str, str]
     }
 
 
-_SKIPPED = re.compile(r"check (?P<asset>[^:]+):(?P<check>\S+) skipped for (?P<doc_id>\S+): (?P<reason>.+)")
+# One document's skip, or several documents' with one reason (`batch.log_skipped`).
+_SKIPPED = re.compile(r"check (?P<asset>[^:]+):(?P<check>\S+) skipped for "
+                      r"(?:\d+ documents \((?P<doc_ids>[^)]*)\)|(?P<doc_id>\S+)): (?P<reason>.+)")
 
 
 def skipped_checks(instance: dg.DagsterInstance, result: dg.ExecuteInProcessResult) -> dict[tuple[str, str], str]:

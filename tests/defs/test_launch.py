@@ -6,7 +6,7 @@ import dagster as dg
 import pytest
 from dagster._core.storage.tags import ASSET_PARTITION_RANGE_END_TAG, ASSET_PARTITION_RANGE_START_TAG
 
-from knowledge_assets.defs.assets.batch import check_each, materialize_each
+from knowledge_assets.defs.assets.batch import SkippedCheck, check_each, materialize_each
 from knowledge_assets.defs.launch import contiguous_ranges, failed_documents, materialize_documents
 from knowledge_assets.defs.partitions import documents
 from knowledge_assets.ingest.documents import identify
@@ -187,3 +187,86 @@ def test_a_range_run_records_each_documents_check_and_names_the_one_a_blocking_c
     evaluations = {e.asset_check_evaluation_data.partition: e.asset_check_evaluation_data.passed
                    for e in result.all_events if e.event_type == dg.DagsterEventType.ASSET_CHECK_EVALUATION}
     assert evaluations == {"a": True, "toolong": False, "b": True}
+
+
+def _latest_storage_id(instance, doc_id: str) -> int:
+    (record,) = instance.fetch_materializations(
+        dg.AssetRecordsFilter(asset_key=_lengths.key, asset_partitions=[doc_id]), limit=1).records
+    return record.storage_id
+
+
+def _check_targets(result) -> dict[str, int]:
+    return {e.asset_check_evaluation_data.partition: e.asset_check_evaluation_data.target_materialization_data.storage_id
+            for e in result.all_events if e.event_type == dg.DagsterEventType.ASSET_CHECK_EVALUATION}
+
+
+def test_each_check_evaluation_targets_its_own_documents_latest_materialisation(instance):
+    keys = ["ta", "tb", "tc"]
+    first = _range_run(instance, keys)
+    assert _check_targets(first) == {k: _latest_storage_id(instance, k) for k in keys}
+    # tb materialised alone three times, then the checks alone over the range: the three newest
+    # materialisations are tb's, so ta's and tc's latest are not among as many as there are
+    # documents and are asked for alone.
+    job = dg.Definitions(assets=[_lengths], asset_checks=[_short]).resolve_implicit_global_asset_job_def()
+    for _ in range(3):
+        job.execute_in_process(instance=instance, partition_key="tb")
+    checks_only = dg.Definitions(
+        assets=[_lengths], asset_checks=[_short],
+        jobs=[dg.define_asset_job("checks_only", selection=dg.AssetSelection.checks(_short))],
+    ).resolve_job_def("checks_only").execute_in_process(instance=instance, tags={
+        ASSET_PARTITION_RANGE_START_TAG: "ta", ASSET_PARTITION_RANGE_END_TAG: "tc"})
+
+    assert _check_targets(checks_only) == {k: _latest_storage_id(instance, k) for k in keys}
+
+
+@dg.asset(partitions_def=documents, backfill_policy=dg.BackfillPolicy.single_run())
+def _stamped(context: dg.AssetExecutionContext):
+    # `finish` hears the documents materialised, once, after all of them.
+    def finish(doc_ids: list[str]) -> dict[str, dict]:
+        context.log.info(f"finished {','.join(doc_ids)}")
+        return {doc_id: {"stamp": f"{doc_id}/{len(doc_ids)}"} for doc_id in doc_ids}
+
+    def length(doc_id: str) -> dg.MaterializeResult:
+        if doc_id.startswith("broken"):
+            raise dg.Failure(description=f"{doc_id}: unreadable")
+        return dg.MaterializeResult(metadata={"length": len(doc_id)})
+
+    yield from materialize_each(context, length, finish)
+
+
+def test_a_steps_finish_hears_its_materialised_documents_once_and_adds_to_their_metadata(instance):
+    keys = ["fa", "fbb", "broken-f"]
+    instance.add_dynamic_partitions(documents.name, keys)
+    job = dg.Definitions(assets=[_stamped]).resolve_implicit_global_asset_job_def()
+    failed = job.execute_in_process(instance=instance, raise_on_error=False, tags={
+        ASSET_PARTITION_RANGE_START_TAG: "fa", ASSET_PARTITION_RANGE_END_TAG: "broken-f"})
+    assert [e.user_message for e in instance.all_logs(failed.run_id) if e.user_message.startswith("finished")] == [
+        "finished fa,fbb"]
+
+    done = job.execute_in_process(instance=instance, tags={
+        ASSET_PARTITION_RANGE_START_TAG: "fa", ASSET_PARTITION_RANGE_END_TAG: "fbb"})
+    metadata = {e.event_specific_data.materialization.partition: e.event_specific_data.materialization.metadata
+                for e in done.get_asset_materialization_events()}
+    assert {k: (m["length"].value, m["stamp"].value) for k, m in metadata.items()} == {
+        "fa": (2, "fa/2"), "fbb": (3, "fbb/2")}
+    assert all(m["document_seconds"].value >= 0 for m in metadata.values())
+
+
+@dg.multi_asset_check(specs=[dg.AssetCheckSpec("even", asset=_lengths, partitions_def=documents)])
+def _even(context: dg.AssetCheckExecutionContext):
+    yield from check_each(context, lambda doc_id: [
+        SkippedCheck("even", "nothing to count", _lengths.key) if len(doc_id) < 3 else
+        dg.AssetCheckResult(asset_key=_lengths.key, check_name="even", passed=len(doc_id) % 2 == 0)])
+
+
+def test_documents_skipping_a_check_for_one_reason_are_one_line_of_the_log(instance):
+    keys = ["s", "ss", "ssss"]
+    instance.add_dynamic_partitions(documents.name, keys)
+    job = dg.Definitions(assets=[_lengths], asset_checks=[_even]).resolve_implicit_global_asset_job_def()
+    result = job.execute_in_process(instance=instance, tags={
+        ASSET_PARTITION_RANGE_START_TAG: "s", ASSET_PARTITION_RANGE_END_TAG: "ssss"})
+
+    skipped = [e.user_message for e in instance.all_logs(result.run_id) if "skipped" in e.user_message]
+    assert skipped == ["check _lengths:even skipped for 2 documents (s, ss): nothing to count"]
+    assert [e.asset_check_evaluation_data.partition for e in result.all_events
+            if e.event_type == dg.DagsterEventType.ASSET_CHECK_EVALUATION] == ["ssss"]

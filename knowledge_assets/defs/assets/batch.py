@@ -135,7 +135,9 @@ def check_evaluations(context: CheckContext, results: list[tuple[str, CheckOutco
     op_context = context.op_execution_context
     assets_def = op_context.assets_def
     selected = context.selected_asset_check_keys
-    targets: dict[tuple[dg.AssetKey, str], AssetCheckEvaluationTargetMaterializationData | None] = {}
+    targets = _latest_materializations(
+        op_context.instance, {(r.asset_key or context.asset_key, doc_id) for doc_id, r in results
+                              if not isinstance(r, SkippedCheck)})
     skipped: list[tuple[str, SkippedCheck]] = []
     for doc_id, result in results:
         asset_key = result.asset_key or context.asset_key
@@ -145,11 +147,9 @@ def check_evaluations(context: CheckContext, results: list[tuple[str, CheckOutco
         if isinstance(result, SkippedCheck):
             skipped.append((doc_id, result))
             continue
-        if (asset_key, doc_id) not in targets:
-            targets[asset_key, doc_id] = _latest_materialization(op_context.instance, asset_key, doc_id)
         yield dg.AssetCheckEvaluation(
             asset_key=asset_key, check_name=key.name, passed=result.passed, metadata=result.metadata,
-            target_materialization_data=targets[asset_key, doc_id], severity=result.severity,
+            target_materialization_data=targets.get((asset_key, doc_id)), severity=result.severity,
             description=result.description, blocking=assets_def.get_spec_for_check_key(key).blocking,
             partition=doc_id,
         )
@@ -171,17 +171,31 @@ def log_skipped(context: CheckContext, skipped: Sequence[tuple[str, SkippedCheck
         context.log.info(f"check {check} skipped for {named}: {reason}")
 
 
-def _latest_materialization(
-    instance: dg.DagsterInstance, asset_key: dg.AssetKey, doc_id: str
-) -> AssetCheckEvaluationTargetMaterializationData | None:
-    # What the check evaluated: the partition's latest materialisation, as Dagster records it
-    # for an AssetCheckResult.
-    records = instance.fetch_materializations(
-        dg.AssetRecordsFilter(asset_key=asset_key, asset_partitions=[doc_id]), limit=1
-    ).records
-    if not records:
-        return None
-    latest = records[0]
+def _latest_materializations(
+    instance: dg.DagsterInstance, wanted: set[tuple[dg.AssetKey, str]]
+) -> dict[tuple[dg.AssetKey, str], AssetCheckEvaluationTargetMaterializationData]:
+    """What each check evaluated: its partition's latest materialisation, as Dagster records it
+    for an AssetCheckResult. Asked once per asset for all the documents (newest first, as many
+    as there are documents: each document's first is its latest), then alone for any document
+    whose latest is not among those (one not materialised by this run)."""
+    found: dict[tuple[dg.AssetKey, str], AssetCheckEvaluationTargetMaterializationData] = {}
+    by_asset: dict[dg.AssetKey, set[str]] = {}
+    for asset_key, doc_id in wanted:
+        by_asset.setdefault(asset_key, set()).add(doc_id)
+    for asset_key, doc_ids in by_asset.items():
+        for record in _materializations(instance, asset_key, sorted(doc_ids), len(doc_ids)):
+            found.setdefault((asset_key, record.partition_key), _target(record))
+        for doc_id in sorted(d for d in doc_ids if (asset_key, d) not in found):
+            found.update({(asset_key, doc_id): _target(r) for r in _materializations(instance, asset_key, [doc_id], 1)})
+    return found
+
+
+def _materializations(instance: dg.DagsterInstance, asset_key: dg.AssetKey, doc_ids: list[str], limit: int) -> list:
+    return list(instance.fetch_materializations(
+        dg.AssetRecordsFilter(asset_key=asset_key, asset_partitions=doc_ids), limit=limit).records)
+
+
+def _target(record) -> AssetCheckEvaluationTargetMaterializationData:
     return AssetCheckEvaluationTargetMaterializationData(
-        storage_id=latest.storage_id, run_id=latest.event_log_entry.run_id, timestamp=latest.timestamp
+        storage_id=record.storage_id, run_id=record.event_log_entry.run_id, timestamp=record.timestamp
     )

@@ -196,8 +196,9 @@ def _latest_storage_id(instance, doc_id: str) -> int:
 
 
 def _check_targets(result) -> dict[str, int]:
-    return {e.asset_check_evaluation_data.partition: e.asset_check_evaluation_data.target_materialization_data.storage_id
-            for e in result.all_events if e.event_type == dg.DagsterEventType.ASSET_CHECK_EVALUATION}
+    evaluations = [e.asset_check_evaluation_data for e in result.all_events
+                   if e.event_type == dg.DagsterEventType.ASSET_CHECK_EVALUATION]
+    return {data.partition: data.target_materialization_data.storage_id for data in evaluations}
 
 
 def test_each_check_evaluation_targets_its_own_documents_latest_materialisation(instance):

@@ -117,6 +117,11 @@ class Store:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         con = self._open_in_turn()
         try:
+            # One thread: the store's statements are a document's small reads and writes, for
+            # which DuckDB's second thread only adds a hand-off; on a busy machine the statement
+            # waits for it to be scheduled (a folder run of 50 documents at load 3 on 2 cores:
+            # 44-45 s against 36-39 s wall, the same CPU seconds; docs/decisions.md D77).
+            con.execute("SET threads = 1")
             if not self._schema_ready:
                 self._ensure_schema(con)
         except BaseException:

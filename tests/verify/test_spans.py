@@ -105,3 +105,13 @@ def test_an_index_of_many_sources_holds_exactly_what_one_of_them_holds_verbatim(
               "unit can run. The filter", "handed back.", "Handed back.", "", None]
     assert [index.holds(v) for v in values] == [any(is_verbatim(v, s) for s in sources) for v in values]
     assert [index.holds(v) for v in values] == [True, True, True, True, False, True, False, False, False]
+
+
+@pytest.mark.parametrize("text", [
+    "", "  ", "word", "  two  words ", "a\tb\n\nc\r\nd", "x\x0by\x0cz\x1c\x1dw\x1e\x1fv", "trailing \n ",
+    "hyphen-\nated", "exam-\n  ple text", "2.1 Quantity (Qty)\nAdalah jumlah",
+])
+@pytest.mark.parametrize("dehyphenate", [False, True])
+def test_ascii_text_with_its_offsets_is_normalised_as_the_general_loop_does(text, dehyphenate):
+    # A soft hyphen at the end is dropped by the general loop and sends the text through it.
+    assert _normalised_with_offsets(text, dehyphenate) == _normalised_with_offsets(text + "\u00ad", dehyphenate)

@@ -19,7 +19,7 @@ with no links to count, the yield of a document of one page.
 """
 
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 import dagster as dg
 
@@ -164,16 +164,30 @@ def _failed(results: list[CheckOutcome]) -> list[str]:
             if isinstance(r, dg.AssetCheckResult) and r.severity == dg.AssetCheckSeverity.ERROR and not r.passed]
 
 
+def _in_turn(store: Store, table: str, doc_ids: Sequence[str]) -> Callable[[str], stored.StoredDocument]:
+    """Each document's stored rows as the step checks it, in the run's order, read a group of
+    documents at a time (`stored.load_documents`)."""
+    loaded = stored.load_documents(store, table, doc_ids)
+
+    def document(doc_id: str) -> stored.StoredDocument:
+        found = next(loaded)
+        if found.doc_id != doc_id:
+            raise RuntimeError(f"checks of {table} asked for {doc_id} out of the run's order (next: {found.doc_id})")
+        return found
+
+    return document
+
+
 def _checks(asset: dg.AssetsDefinition, table: str) -> dg.AssetChecksDefinition:
     spec = {"name": f"{table}_checks", "specs": _specs(asset, table)}
     if table not in stored.DANGLE_RATES:
         @dg.multi_asset_check(**spec)
         def checks(context: dg.AssetCheckExecutionContext, knowledge_store: KnowledgeStore):
             store = knowledge_store.open()
+            document = _in_turn(store, table, context.partition_keys)
 
             def check(doc_id: str) -> list[CheckOutcome]:
-                return [*_blocking_results(asset, stored.load_document(store, table, doc_id)),
-                        *_document_results(asset, table, store, doc_id)]
+                return [*_blocking_results(asset, document(doc_id)), *_document_results(asset, table, store, doc_id)]
 
             yield from check_each(context, check, _recorder(context, store, table))
 
@@ -183,9 +197,10 @@ def _checks(asset: dg.AssetsDefinition, table: str) -> dg.AssetChecksDefinition:
     def checks_with_dangles(context: dg.AssetCheckExecutionContext, knowledge_store: KnowledgeStore,
                             config: DangleThresholds):
         store = knowledge_store.open()
+        loaded = _in_turn(store, table, context.partition_keys)
 
         def check(doc_id: str) -> list[CheckOutcome]:
-            document = stored.load_document(store, table, doc_id)
+            document = loaded(doc_id)
             rate = stored.dangle_rate(document)
             return [*_blocking_results(asset, document), _dangle_result(asset, rate, getattr(config, rate.name)),
                     *_document_results(asset, table, store, doc_id)]

@@ -14,7 +14,7 @@ from pydantic import BaseModel
 from knowledge_assets import branches
 from knowledge_assets import contracts as c
 from knowledge_assets.branches import FORMULA, GLOSSARY, RULE, BranchSpec, BranchTable
-from knowledge_assets.store.database import Store
+from knowledge_assets.store.database import DOC_IDS_PER_STATEMENT, Store, batched, in_list
 from knowledge_assets.store.schema import column_list
 
 Entity = TypeVar("Entity", bound=BaseModel)
@@ -210,29 +210,51 @@ def documents_holding(store: Store, branch: BranchSpec, entity_id: str) -> list[
     return [row["doc_id"] for row in rows]
 
 
-def entity_ids(store: Store, branch: BranchSpec, doc_id: str) -> set[str]:
-    rows = store.fetch(f'SELECT "{branch.id_field}" AS id FROM "{branch.table}" WHERE doc_id = ?', [doc_id])
-    return {row["id"] for row in rows}
+def _by_document(rows: list[dict], doc_ids: Sequence[str]) -> dict[str, list[dict]]:
+    """The rows grouped by their doc_id, every one of `doc_ids` present (with none, empty), each
+    document's rows in the order read."""
+    grouped: dict[str, list[dict]] = {doc_id: [] for doc_id in doc_ids}
+    for row in rows:
+        grouped[row["doc_id"]].append(row)
+    return grouped
 
 
-def provenance_chunks(store: Store, branch: BranchSpec, doc_id: str) -> dict[str, str | None]:
-    """Each of the document's entries of `branch`, by id, and its provenance chunk (the field
-    taken in Python: a STRUCT's field is `provenance.chunk_id` in DuckDB and JSON in PostgreSQL)."""
-    rows = store.fetch(f'SELECT "{branch.id_field}" AS id, provenance FROM "{branch.table}" WHERE doc_id = ?', [doc_id])
-    return {row["id"]: (row["provenance"] or {}).get("chunk_id") for row in rows}
+def _read_for(store: Store, sql: str, doc_ids: Sequence[str]) -> dict[str, list[dict]]:
+    """`sql` (a SELECT … WHERE {documents}, that reads doc_id) for all of `doc_ids` in as few
+    reads as the statement's parameters allow, grouped by document."""
+    rows: list[dict] = []
+    for some in batched(doc_ids, DOC_IDS_PER_STATEMENT):
+        rows += store.fetch(sql.format(documents=in_list("doc_id", len(some))), list(some))
+    return _by_document(rows, doc_ids)
 
 
-def chunk_sources(store: Store, doc_id: str) -> dict[str, tuple[str, str | None]]:
-    """chunk_id -> (text, latex) of the document's parsed chunks, in reading order: what every
+def documents_rows(store: Store, table: str, doc_ids: Sequence[str]) -> dict[str, list[dict]]:
+    """`document_rows` of several documents in one read (the checks of a run's step), each
+    document's rows as the store returns them."""
+    return _read_for(store, f'SELECT * FROM "{table}" WHERE {{documents}}', doc_ids)
+
+
+def provenance_chunks(store: Store, branch: BranchSpec, doc_ids: Sequence[str]) -> dict[str, dict[str, str | None]]:
+    """Each document's entries of `branch`, by id, and its provenance chunk (the field taken in
+    Python: a STRUCT's field is `provenance.chunk_id` in DuckDB and JSON in PostgreSQL)."""
+    rows = _read_for(store, f'SELECT doc_id, "{branch.id_field}" AS id, provenance FROM "{branch.table}" '
+                            "WHERE {documents}", doc_ids)
+    return {doc_id: {row["id"]: (row["provenance"] or {}).get("chunk_id") for row in found}
+            for doc_id, found in rows.items()}
+
+
+def chunk_sources(store: Store, doc_ids: Sequence[str]) -> dict[str, dict[str, tuple[str, str | None]]]:
+    """Each document's parsed chunks, chunk_id -> (text, latex), in reading order: what every
     span is checked against (a span crossing a page break, D56, against two consecutive ones)."""
-    rows = store.fetch("SELECT chunk_id, text, latex FROM parsed_chunks WHERE doc_id = ? ORDER BY seq", [doc_id])
-    return {row["chunk_id"]: (row["text"], row["latex"]) for row in rows}
+    rows = _read_for(store, "SELECT doc_id, seq, chunk_id, text, latex FROM parsed_chunks WHERE {documents}", doc_ids)
+    return {doc_id: {row["chunk_id"]: (row["text"], row["latex"]) for row in sorted(found, key=lambda r: r["seq"])}
+            for doc_id, found in rows.items()}
 
 
-def cluster_canonicals(store: Store, doc_id: str) -> dict[str, str]:
-    """term_id -> canonical of the document's term clusters: what a term_id is derived from."""
-    rows = store.fetch("SELECT term_id, canonical FROM term_clusters WHERE doc_id = ?", [doc_id])
-    return {row["term_id"]: row["canonical"] for row in rows}
+def cluster_canonicals(store: Store, doc_ids: Sequence[str]) -> dict[str, dict[str, str]]:
+    """Each document's term clusters, term_id -> canonical: what a term_id is derived from."""
+    rows = _read_for(store, "SELECT doc_id, term_id, canonical FROM term_clusters WHERE {documents}", doc_ids)
+    return {doc_id: {row["term_id"]: row["canonical"] for row in found} for doc_id, found in rows.items()}
 
 
 def document_counts(store: Store, doc_id: str) -> dict[str, int]:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -89,17 +89,32 @@ class StoredDocument:
 
 
 def load_document(store: Store, table: str, doc_id: str) -> StoredDocument:
+    return next(load_documents(store, table, [doc_id]))
+
+
+# Documents whose rows and chunks one read brings for the checks: a read per kind of row for
+# this many documents, not for each one, and no more of a long range's text held at once.
+DOCUMENTS_PER_READ = 20
+
+
+def load_documents(store: Store, table: str, doc_ids: Sequence[str]) -> Iterator[StoredDocument]:
+    """Each document's rows of `table` with what they are checked against, in the order given,
+    read `DOCUMENTS_PER_READ` documents at a time."""
     if table not in checked_tables():
         raise ValueError(f"{table} is not a knowledge table; expected one of {sorted(checked_tables())}")
-    return StoredDocument(
-        doc_id=doc_id,
-        table=table,
-        rows=knowledge.document_rows(store, table, doc_id),
-        chunks={chunk_id: ChunkText(*source) for chunk_id, source in knowledge.chunk_sources(store, doc_id).items()},
-        cluster_canonicals=knowledge.cluster_canonicals(store, doc_id),
-        glossary_term_ids=knowledge.entity_ids(store, branches.GLOSSARY, doc_id),
-        term_chunks=knowledge.provenance_chunks(store, branches.GLOSSARY, doc_id) if table == REVIEW_QUEUE else {},
-    )
+    for start in range(0, len(doc_ids), DOCUMENTS_PER_READ):
+        some = doc_ids[start:start + DOCUMENTS_PER_READ]
+        rows = knowledge.documents_rows(store, table, some)
+        chunks = knowledge.chunk_sources(store, some)
+        canonicals = knowledge.cluster_canonicals(store, some)
+        entries = knowledge.provenance_chunks(store, branches.GLOSSARY, some)
+        for doc_id in some:
+            yield StoredDocument(
+                doc_id=doc_id, table=table, rows=rows[doc_id],
+                chunks={chunk_id: ChunkText(*source) for chunk_id, source in chunks[doc_id].items()},
+                cluster_canonicals=canonicals[doc_id], glossary_term_ids=set(entries[doc_id]),
+                term_chunks=entries[doc_id] if table == REVIEW_QUEUE else {},
+            )
 
 
 def _id_field(document: StoredDocument) -> str:

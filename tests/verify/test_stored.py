@@ -180,3 +180,25 @@ def test_dangle_rates_count_unlinked_variables_rules_and_key_parameters(sample):
     unresolved = _edited(_document(sample, "domain_context"), 0,
                          key_parameters=[{"surface": "Grouping", "term_id": None}])
     assert stored.dangle_rate(unresolved).rate == 1.0
+
+
+@pytest.mark.parametrize("table", ["glossary", "review_queue"])
+def test_documents_read_in_groups_are_each_documents_own_rows_in_the_order_asked(sample, table, monkeypatch):
+    store, doc_id = sample
+    monkeypatch.setattr(stored, "DOCUMENTS_PER_READ", 2)
+    order = ["absent-1", doc_id, "absent-2"]
+
+    documents = list(stored.load_documents(store, table, order))
+
+    assert [d.doc_id for d in documents] == order
+    assert all(not d.rows and not d.chunks and not d.glossary_term_ids for d in documents if d.doc_id != doc_id)
+    (found,) = (d for d in documents if d.doc_id == doc_id)
+    assert found.rows == store.fetch(f"SELECT * FROM {table} WHERE doc_id = ?", [doc_id])
+    chunks = store.fetch("SELECT chunk_id, text FROM parsed_chunks WHERE doc_id = ? ORDER BY seq", [doc_id])
+    assert [(k, c.text) for k, c in found.chunks.items()] == [(r["chunk_id"], r["text"]) for r in chunks]
+    glossary = store.fetch("SELECT term_id, provenance FROM glossary WHERE doc_id = ?", [doc_id])
+    assert found.glossary_term_ids == {r["term_id"] for r in glossary}
+    assert found.term_chunks == ({r["term_id"]: r["provenance"]["chunk_id"] for r in glossary}
+                                 if table == "review_queue" else {})
+    clusters = store.fetch("SELECT term_id, canonical FROM term_clusters WHERE doc_id = ?", [doc_id])
+    assert found.cluster_canonicals == {r["term_id"]: r["canonical"] for r in clusters} != {}

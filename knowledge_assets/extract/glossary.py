@@ -10,7 +10,7 @@ term, `mention_count` from the cluster, `extraction_status` from what survived t
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from knowledge_assets.branches import GLOSSARY
@@ -89,7 +89,7 @@ def definitions_by_term(clusters: Sequence[TermCluster], candidates: Sequence[Ca
 def evidence_chunks(
     clusters: Sequence[TermCluster],
     chunks: Sequence[Chunk],
-    mentions: Sequence[ClusteredMention],
+    mentions: Iterable[ClusteredMention],
     headings: dict[str, Chunk],
     definitions: dict[str, list[Candidate]] | None = None,
 ) -> dict[str, list[Chunk]]:

@@ -189,7 +189,6 @@ def _answers_by_term(results: Sequence[CallResult]) -> dict[str, object]:
 def run_glossary(store: Store, extractor: Extractor, doc_id: str, run_id: str) -> StageResult:
     parsed_chunks = _parsed_chunks(store, doc_id)
     clusters = load_clusters(store, doc_id)
-    mentions = [ClusteredMention(*mention) for mention in clustered_mentions(store, doc_id)]
     formulas = load_branch(store, FORMULA, doc_id)
     previous = latest_glossary_version(store, doc_id)
     earlier = earlier_result(store, GLOSSARY, doc_id)
@@ -198,6 +197,8 @@ def run_glossary(store: Store, extractor: Extractor, doc_id: str, run_id: str) -
     index = term_index(clusters)
     headings = defining_headings(parsed_chunks, index)
     definitions = definitions_by_term(clusters, find_definitions(_source_chunks(parsed_chunks)))
+    # Each mention is made a ClusteredMention as `evidence_chunks` reads it: never all at once.
+    mentions = (ClusteredMention(*mention) for mention in clustered_mentions(store, doc_id))
     evidence = evidence_chunks(clusters, parsed_chunks, mentions, headings, definitions)
     results = extractor.run(glossary_requests(clusters, evidence, definitions))
     built = build_glossary(doc_id, clusters, evidence, headings, _answers_by_term(results))

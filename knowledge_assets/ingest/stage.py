@@ -10,6 +10,7 @@ from knowledge_assets.contracts import ParsedDocument
 from knowledge_assets.ingest.errors import DocumentError
 from knowledge_assets.ingest.parse import parse_document
 from knowledge_assets.store.database import Store
+from knowledge_assets.store.held import drop_cached_pages
 from knowledge_assets.store.parsed import write_parsed
 from knowledge_assets.store.registry import holds_its_path, latest_source, path_holder, register
 
@@ -36,6 +37,7 @@ def parse_registered(store: Store, doc_id: str) -> ParsedDocument:
         source = register(store, replace(source, content_sha256=sha)).source
     parsed = parse_document(source)
     write_parsed(store, parsed)
+    drop_cached_pages(store)
     return parsed
 
 

@@ -28,3 +28,13 @@ def held_on_one_connection(store: AnyStore) -> Iterator[AnyStore]:
         held = copy.copy(store)
         held.connect = lambda: nullcontext(con)  # type: ignore[method-assign]
         yield held
+
+
+def drop_cached_pages(store: Store) -> None:
+    """Closes the session's connection and opens it again (nothing outside a session): DuckDB
+    keeps the blocks a connection wrote or read cached until it closes, which after a long
+    document's parse write is about 8 MiB per MB of text, beside the next stage's own memory
+    (docs/decisions.md D73, third pass). The stage that wrote them calls this when its write is
+    done; no connection taken with `connect()` may span it (`Store.released`)."""
+    with store.released():
+        pass

@@ -17,13 +17,14 @@ def cluster_rows(store: Store, doc_id: str) -> list[dict[str, Any]]:
 
 def clustered_mentions(store: Store, doc_id: str) -> list[tuple[str, int, int, str]]:
     """(chunk_id, char_start, char_end, term_id) of every mention kept by the noise filter
-    and assigned to a cluster, in reading order."""
-    rows = store.fetch(
-        "SELECT chunk_id, char_start, char_end, term_id FROM term_mentions "
-        "WHERE doc_id = ? AND noise IS NULL AND term_id IS NOT NULL ORDER BY chunk_id, char_start",
-        [doc_id],
-    )
-    return [(r["chunk_id"], r["char_start"], r["char_end"], r["term_id"]) for r in rows]
+    and assigned to a cluster, in reading order: the rows as DuckDB's tuples, not a dict each
+    (a long document has millions)."""
+    with store.connect() as con:
+        return con.execute(
+            "SELECT chunk_id, char_start, char_end, term_id FROM term_mentions "
+            "WHERE doc_id = ? AND noise IS NULL AND term_id IS NOT NULL ORDER BY chunk_id, char_start",
+            [doc_id],
+        ).fetchall()
 
 
 def kept_mention_count(store: Store, doc_id: str) -> int:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from knowledge_assets.contracts import ParsedDocument
+from knowledge_assets.contracts import Chunk, ParsedDocument, ParsedPage
 from knowledge_assets.terms.clusters import TermCluster, cluster_mentions
 from knowledge_assets.terms.discovery import discover
 from knowledge_assets.terms.mentions import Mention, find_occurrences, with_defined_names
@@ -47,15 +47,27 @@ def run_term_funnel(parsed: ParsedDocument) -> TermFunnel:
     # result, and every term_id, depends on the document alone.
     chunks = sorted(parsed.chunks, key=lambda c: c.seq)
     pages = sorted(parsed.pages, key=lambda p: p.page)
+    screened, pairs, aliases = _screened_mentions(chunks, pages)
+    noise = [m for m in screened if m.noise is not None]
+    kept = [m for m in screened if m.noise is None]
+    del screened  # each mention is in one of the two lists; the kept ones are stamped anew below
+    clusters, clustered = cluster_mentions(parsed.doc_id, kept, chunks, pairs, aliases)
+    del kept
+    order = {chunk.chunk_id: chunk.seq for chunk in chunks}
+    mentions = sorted(noise + clustered, key=lambda m: (order[m.chunk_id], m.start))
+    return TermFunnel(parsed.doc_id, parsed.page_count, mentions, clusters)
+
+
+def _screened_mentions(
+    chunks: list[Chunk], pages: list[ParsedPage]
+) -> tuple[list[Mention], list[tuple[str, str]], list[tuple[str, str]]]:
+    """Every mention with the noise filter's verdict, and the (short form, long form) pairs and
+    the aliases the clustering joins by. What only these steps read (the chunks' words, the
+    candidates, the mentions before their verdict) goes when this returns: for a long document
+    it is most of what the funnel would otherwise hold while it clusters."""
     # Each chunk is tokenised once; every extractor, the occurrence search and the noise
     # filter read the same words.
     words = chunk_words(chunks)
     found = discover(chunks, words)
     occurrences = with_defined_names(find_occurrences(chunks, found.candidates, words), found.defined)
-    screened = screen(occurrences, chunks, pages, found, words)
-    kept = [m for m in screened if m.noise is None]
-    clusters, clustered = cluster_mentions(parsed.doc_id, kept, chunks, found.pairs, found.aliases)
-    noise = [m for m in screened if m.noise is not None]
-    order = {chunk.chunk_id: chunk.seq for chunk in chunks}
-    mentions = sorted(noise + clustered, key=lambda m: (order[m.chunk_id], m.start))
-    return TermFunnel(parsed.doc_id, parsed.page_count, mentions, clusters)
+    return screen(occurrences, chunks, pages, found, words), found.pairs, found.aliases

@@ -51,12 +51,14 @@ class ChunkWords(Mapping[str, list[Token]]):
     """The words of each chunk of a document by chunk_id, tokenised once and read by every
     extractor, the occurrence search and the noise filter.
 
-    Held per chunk: which of the document's spellings each word is and where it starts and
-    ends, 12 bytes a word; each reading builds the chunk's Tokens afresh from them, at a third
-    of the cost of tokenising it again, every Token of one spelling sharing one string (whose
-    hash is computed once). Holding the Tokens themselves cost 177 bytes a word: 1.4 GB for the
-    eight million words of a 50 MB text, where this takes 100 MB. A reader keeps the list it
-    was given as long as it needs it; nothing here keeps it longer."""
+    Held per chunk: which of the document's spellings each word is and where it starts, 6 bytes
+    a word (a word ends where its spelling does; a start fits two bytes in any chunk shorter
+    than 64 KiB, which a chunk of `DEFAULT_MAX_CHARS` is); each reading builds the chunk's
+    Tokens afresh from them, at a third of the cost of tokenising it again, every Token of one
+    spelling sharing one string (whose hash is computed once). Holding the Tokens themselves
+    cost 177 bytes a word: 1.4 GB for the eight million words of a 50 MB text, where this
+    takes 48 MB. A reader keeps the list it was given as long as it needs it; nothing here
+    keeps it longer."""
 
     def __init__(self, chunks: Sequence[Chunk]) -> None:
         numbers: dict[str, int] = {}
@@ -66,20 +68,28 @@ class ChunkWords(Mapping[str, list[Token]]):
             found = list(WORD.finditer(chunk.text))
             self._words[chunk.chunk_id] = (
                 array("i", [number(m.group(), len(numbers)) for m in found]),
-                array("i", [offset for m in found for offset in m.span()]),
+                array(offset_typecode(len(chunk.text)), [m.start() for m in found]),
             )
         self._spellings = list(numbers)
 
     def __getitem__(self, chunk_id: str) -> list[Token]:
-        numbers, spans = self._words[chunk_id]
-        spellings, ends = self._spellings, iter(spans)
-        return [_new_tuple(Token, (spellings[n], start, end)) for n, start, end in zip(numbers, ends, ends)]
+        numbers, starts = self._words[chunk_id]
+        spellings = self._spellings
+        return [
+            _new_tuple(Token, (spelling, start, start + len(spelling)))
+            for spelling, start in zip(map(spellings.__getitem__, numbers), starts)
+        ]
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._words)
 
     def __len__(self) -> int:
         return len(self._words)
+
+
+def offset_typecode(length: int) -> str:
+    """The narrowest `array` typecode that holds every offset into a text of `length` characters."""
+    return "H" if length <= 0xFFFF else "i"
 
 
 def chunk_words(chunks: Sequence[Chunk]) -> ChunkWords:

@@ -5,7 +5,7 @@ import threading
 import pytest
 
 from knowledge_assets.store.database import Store
-from knowledge_assets.store.held import held_on_one_connection
+from knowledge_assets.store.held import drop_cached_pages, held_on_one_connection
 
 
 def _page(doc_id, page):
@@ -61,3 +61,20 @@ def test_a_held_store_is_the_blocks_own_connection_not_the_processs(tmp_path):
     assert _pages(store) == [("A", 0), ("B", 0)]
     with held_on_one_connection(store) as held:
         assert type(held) is Store and held.path == store.path
+
+
+def _duckdb_bytes(store):
+    return store.fetch("SELECT sum(memory_usage_bytes) AS used FROM duckdb_memory()")[0]["used"]
+
+
+def test_dropping_a_sessions_cached_pages_frees_what_it_wrote_and_keeps_the_rows(tmp_path):
+    store = Store(tmp_path / "k.duckdb")
+    long_page = "word " * 20_000
+    with store.session():
+        store.append("parsed_pages", ({**_page("A", page), "text": f"{page} {long_page}"} for page in range(100)))
+        written = _duckdb_bytes(store)
+        drop_cached_pages(store)
+        assert _duckdb_bytes(store) < written / 10
+        assert len(_pages(store)) == 100  # the session goes on, on a connection of its own
+    drop_cached_pages(store)  # outside a session there is nothing to drop
+    assert len(_pages(store)) == 100

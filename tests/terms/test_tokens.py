@@ -2,7 +2,16 @@
 
 import pytest
 
-from knowledge_assets.terms.tokens import Token, chunk_words, is_acronym, plain_name, starts_sentence, term_key, tokens
+from knowledge_assets.terms.tokens import (
+    Token,
+    chunk_words,
+    is_acronym,
+    offset_typecode,
+    plain_name,
+    starts_sentence,
+    term_key,
+    tokens,
+)
 from tests.terms.conftest import chunk
 
 
@@ -99,3 +108,15 @@ def test_a_name_written_with_markup_reads_as_plain_text_and_keys_alike(written, 
 
 def test_a_symbol_keeps_its_percent_sign():
     assert term_key("T%") != term_key("T")
+
+
+def test_an_offset_is_held_in_two_bytes_only_while_the_text_is_short_enough_for_them():
+    assert offset_typecode(0xFFFF) == "H"
+    assert offset_typecode(0x10000) == "i"
+
+
+def test_the_words_of_a_chunk_longer_than_two_bytes_can_count_keep_their_offsets():
+    long_chunk = chunk("kata " * 14_000 + "Hauling Distance", seq=0)
+    words = chunk_words([long_chunk])[long_chunk.chunk_id]
+    assert words == tokens(long_chunk.text)
+    assert words[-1] == Token("Distance", 70_008, 70_016)

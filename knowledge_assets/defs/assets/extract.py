@@ -16,6 +16,7 @@ from knowledge_assets.extract import stages
 from knowledge_assets.llm.prompts import load_prompt
 from knowledge_assets.llm.usage import usage_totals
 from knowledge_assets.review.web.links import document_review_url
+from knowledge_assets.store.held import drop_cached_pages
 
 _PREVIEW_ROWS = 12
 _COMMON = {
@@ -75,6 +76,7 @@ def _extract(context: dg.AssetExecutionContext, knowledge_store: KnowledgeStore,
         # spends no more retries on one document than a run of it alone would.
         extractor = knowledge_llm.extractor(store, f"{run_id}/{doc_id}")
         result = _run(lambda: run_stage(store, extractor, doc_id, run_id))
+        drop_cached_pages(store)  # what the stage read and wrote is not kept beside the next one
         return _result(result, table, entity_links(store, table, doc_id), knowledge_llm, branch)
 
     yield from materialize_each(context, extract, lambda doc_ids: revision_metadata(store, context, doc_ids))
@@ -142,6 +144,7 @@ def review_queue(context: dg.AssetExecutionContext, knowledge_store: KnowledgeSt
 
     def queue(doc_id: str) -> dg.MaterializeResult:
         result = _run(lambda: stages.run_review_queue(store, doc_id))
+        drop_cached_pages(store)
         links = entity_links(store, "review_queue", doc_id)
         # The document's page in `review serve`, when KNOWLEDGE_REVIEW_URL says where it runs.
         if (review_page := document_review_url(doc_id)) is not None:

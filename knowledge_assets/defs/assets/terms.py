@@ -12,6 +12,7 @@ from knowledge_assets.errors import MissingUpstream
 from knowledge_assets.evaluation.gold import load_gold
 from knowledge_assets.evaluation.terms import clusters_outside_gold, compression, gold_precision, term_filter_recall
 from knowledge_assets.store.database import Store
+from knowledge_assets.store.held import drop_cached_pages
 from knowledge_assets.store.parsed import load_parsed
 from knowledge_assets.terms.funnel import FUNNEL_VERSION, TermFunnel, run_term_funnel
 from knowledge_assets.terms.store import write_terms
@@ -73,7 +74,9 @@ def _cluster(store: Store, doc_id: str) -> dg.MaterializeResult:
     if parsed is None:
         raise dg.Failure(description=str(MissingUpstream.parsed_document(doc_id)), allow_retries=False)
     funnel = run_term_funnel(parsed)
+    del parsed  # a text file's page is the whole file again: not held through the write
     write_terms(store, funnel)
+    drop_cached_pages(store)
     clusters = len(funnel.clusters)
     return dg.MaterializeResult(
         metadata={

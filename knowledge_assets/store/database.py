@@ -113,6 +113,14 @@ class Store:
         finally:
             _HELD[key] = self._open()
 
+    def cached_page_bytes(self) -> int:
+        """What the session's connection holds in DuckDB's buffer pool: the blocks it wrote or
+        read, kept cached until it closes (0 outside a session: nothing is kept)."""
+        con = _HELD.get(self.path.resolve())
+        if con is None:
+            return 0
+        return int(con.execute("SELECT coalesce(sum(memory_usage_bytes), 0) FROM duckdb_memory()").fetchone()[0])
+
     def _open(self) -> duckdb.DuckDBPyConnection:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         con = self._open_in_turn()

@@ -30,11 +30,23 @@ def held_on_one_connection(store: AnyStore) -> Iterator[AnyStore]:
         yield held
 
 
-def drop_cached_pages(store: Store) -> None:
-    """Closes the session's connection and opens it again (nothing outside a session): DuckDB
-    keeps the blocks a connection wrote or read cached until it closes, which after a long
-    document's parse write is about 8 MiB per MB of text, beside the next stage's own memory
-    (docs/decisions.md D73, third pass). The stage that wrote them calls this when its write is
-    done; no connection taken with `connect()` may span it (`Store.released`)."""
+# What a session's connection may keep cached before a stage's end closes it: a long document's
+# parse write caches about 8 MiB per MB of text, a small document's stage well under 1 MiB. The
+# close and reopen cost tens of milliseconds each (the file's write-ahead log is checkpointed),
+# paid once this much has gathered, not after every small document of a folder run (D78).
+CACHED_PAGES_LIMIT_BYTES = 32 * 2**20
+
+
+def drop_cached_pages(store: Store, limit_bytes: int = CACHED_PAGES_LIMIT_BYTES) -> bool:
+    """Closes the session's connection and opens it again (nothing outside a session) once it
+    holds `limit_bytes` or more of cached blocks: DuckDB keeps the blocks a connection wrote or
+    read cached until it closes, which after a long document's parse write is about 8 MiB per MB
+    of text, beside the next stage's own memory (docs/decisions.md D73, third pass; D78). The
+    stage that wrote them calls this when its write is done; no connection taken with
+    `connect()` may span it (`Store.released`). True when it closed the connection."""
+    cached = store.cached_page_bytes()
+    if cached == 0 or cached < limit_bytes:
+        return False
     with store.released():
         pass
+    return True

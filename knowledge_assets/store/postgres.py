@@ -133,6 +133,10 @@ class PostgresStore:
         """Nothing to release: an idle connection in autocommit holds no lock (module docstring)."""
         yield
 
+    def cached_page_bytes(self) -> int:
+        """0: the pages a query touched are cached by the server, not in this process."""
+        return 0
+
     @contextmanager
     def transaction(self) -> Iterator[None]:
         """Every store operation inside, on this thread, in one transaction: all or none. Its

@@ -5,7 +5,7 @@ import threading
 import pytest
 
 from knowledge_assets.store.database import Store
-from knowledge_assets.store.held import drop_cached_pages, held_on_one_connection
+from knowledge_assets.store.held import CACHED_PAGES_LIMIT_BYTES, drop_cached_pages, held_on_one_connection
 
 
 def _page(doc_id, page):
@@ -73,8 +73,29 @@ def test_dropping_a_sessions_cached_pages_frees_what_it_wrote_and_keeps_the_rows
     with store.session():
         store.append("parsed_pages", ({**_page("A", page), "text": f"{page} {long_page}"} for page in range(100)))
         written = _duckdb_bytes(store)
-        drop_cached_pages(store)
+        assert store.cached_page_bytes() == written > 0
+        assert drop_cached_pages(store, limit_bytes=written) is True
         assert _duckdb_bytes(store) < written / 10
         assert len(_pages(store)) == 100  # the session goes on, on a connection of its own
-    drop_cached_pages(store)  # outside a session there is nothing to drop
+    assert drop_cached_pages(store, limit_bytes=0) is False  # outside a session there is nothing to drop
     assert len(_pages(store)) == 100
+
+
+def test_a_session_keeps_its_connection_while_it_has_cached_less_than_the_limit(tmp_path):
+    # A small document's stage caches well under the limit: its connection stays open, so a
+    # folder run of small documents does not close and reopen the file after each (D78).
+    store = Store(tmp_path / "k.duckdb")
+    with store.session():
+        store.append("parsed_pages", [_page("A", 0)])
+        with store.connect() as before:
+            pass
+        cached = store.cached_page_bytes()
+        assert 0 < cached < CACHED_PAGES_LIMIT_BYTES
+        assert drop_cached_pages(store) is False
+        assert drop_cached_pages(store, limit_bytes=cached + 1) is False
+        with store.connect() as after:
+            assert after is before
+        assert drop_cached_pages(store, limit_bytes=cached) is True
+        with store.connect() as reopened:
+            assert reopened is not before
+        assert _pages(store) == [("A", 0)]

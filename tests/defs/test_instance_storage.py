@@ -5,6 +5,9 @@ on the same folder; and its event log keeps its connections open between events.
 import warnings
 
 import dagster as dg
+import pytest
+import sqlalchemy
+from dagster._core.storage.event_log.sql_event_log import SqlEventLogStorage
 
 from knowledge_assets.defs.instance_storage import HeldSqliteEventLogStorage
 
@@ -58,3 +61,43 @@ def test_the_held_event_log_commits_without_waiting_for_the_disk(tmp_path):
         with instance.event_log_storage.index_connection() as conn:
             assert conn.exec_driver_sql("PRAGMA synchronous").scalar() == 1  # NORMAL
             assert conn.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
+
+
+def _commits_while(work) -> int:
+    commits = []
+
+    def count(_conn):
+        commits.append(1)
+
+    sqlalchemy.event.listen(sqlalchemy.engine.Engine, "commit", count)
+    try:
+        work()
+    finally:
+        sqlalchemy.event.remove(sqlalchemy.engine.Engine, "commit", count)
+    return len(commits)
+
+
+def _check_evaluations(instance, run_id):
+    return [e for e in instance.all_logs(run_id) if e.dagster_event_type == dg.DagsterEventType.ASSET_CHECK_EVALUATION]
+
+
+def test_an_event_is_one_transaction_per_shard_all_or_none(tmp_path, monkeypatch):
+    # A check evaluation writes its run's shard, then the index twice (the event, then the
+    # check's execution row): three transactions in Dagster's class, two here.
+    with dg.instance_for_test(temp_dir=str(tmp_path), overrides={"storage": _held(str(tmp_path))}) as instance:
+        result = dg.materialize([letters], instance=instance, partition_key="a")
+        storage = instance.event_log_storage
+        evaluation = _check_evaluations(instance, result.run_id)[0]
+        assert _commits_while(lambda: storage.store_event(evaluation)) == 2  # the run's shard, the index
+        assert len(_check_evaluations(instance, result.run_id)) == 2
+        assert _commits_while(lambda: storage.store_event_batch([evaluation] * 3)) == 2
+        assert len(_check_evaluations(instance, result.run_id)) == 5
+
+        def index_write_fails(*_args, **_kwargs):
+            raise sqlalchemy.exc.OperationalError("UPDATE asset_check_executions", {}, Exception("disk I/O error"))
+
+        monkeypatch.setattr(SqlEventLogStorage, "_update_asset_check_evaluation", index_write_fails)
+        with pytest.raises(sqlalchemy.exc.OperationalError):
+            storage.store_event(evaluation)
+        # Neither shard kept a part of the failed event: the run's log has no copy of it.
+        assert len(_check_evaluations(instance, result.run_id)) == 5

@@ -83,6 +83,12 @@ def test_a_folder_of_three_documents_is_one_run_with_each_documents_own_metadata
         assert chunks == len(_chunk_rows(knowledge_db, doc_id)) == outcomes[doc_id].metadata["parsed_chunks"]["chunks"]
         glossary = _partition_metadata(instance, "glossary", doc_id)
         assert glossary["dagster/row_count"] == outcomes[doc_id].metadata["glossary"]["entries"]
+        # The links shown are the document's own stored rows', read once the step's are all written.
+        linked = Store(knowledge_db).fetch("SELECT term_id, defining_formula_id FROM glossary WHERE doc_id = ? "
+                                           "AND defining_formula_id IS NOT NULL ORDER BY term_id", [doc_id])
+        assert glossary["linked_entities"] == len(linked)
+        assert glossary["links"].splitlines()[2:] == [f"| {r['term_id']} | {r['defining_formula_id']} |"
+                                                      for r in linked[:12]]
     # Each partition names its document beside the doc_id, and times that document alone.
     names = _partition_metadata(instance, "review_queue", doc_ids[0])
     assert (names["doc_id"], names["file_name"], names["document_revision"]) == (

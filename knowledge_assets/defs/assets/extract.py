@@ -49,10 +49,10 @@ def _table(rows: list[dict]) -> dg.MetadataValue:
     return dg.MetadataValue.md("\n".join(lines))
 
 
-def _result(result: stages.StageResult, table: str, links: dict[str, object],
+def _result(result: stages.StageResult, table: str, links: dict[str, object] | None = None,
             llm: KnowledgeLLM | None = None, branch: str | None = None):
     metadata = {"dagster/row_count": result.rows, **result.figures, "table": table, "preview": _table(result.preview),
-                **links}
+                **(links or {})}
     if llm is not None:
         metadata |= llm.metadata() | usage_totals(result.results, llm.price_table_entry())
         metadata |= {"prompt_sha256": load_prompt(branch).sha256[:16], "rejected_fields": len(result.rejected)}
@@ -77,9 +77,17 @@ def _extract(context: dg.AssetExecutionContext, knowledge_store: KnowledgeStore,
         extractor = knowledge_llm.extractor(store, f"{run_id}/{doc_id}")
         result = _run(lambda: run_stage(store, extractor, doc_id, run_id))
         drop_cached_pages(store)  # what the stage read and wrote is not kept beside the next one
-        return _result(result, table, entity_links(store, table, doc_id), knowledge_llm, branch)
+        return _result(result, table, None, knowledge_llm, branch)
 
-    yield from materialize_each(context, extract, lambda doc_ids: revision_metadata(store, context, doc_ids))
+    yield from materialize_each(context, extract, lambda doc_ids: _step_metadata(store, context, table, doc_ids))
+
+
+def _step_metadata(store, context: dg.AssetExecutionContext, table: str, doc_ids: list[str]) -> dict[str, dict]:
+    """What each document's materialisation carries that is read back once the step's
+    documents are all written: the links between the entities stored, the document's names
+    and the revision it was derived from."""
+    links, names = entity_links(store, table, doc_ids), revision_metadata(store, context, doc_ids)
+    return {doc_id: links.get(doc_id, {}) | found for doc_id, found in names.items()}
 
 
 def _code_version(branch: str, *upstream: dg.AssetsDefinition) -> str:
@@ -145,13 +153,13 @@ def review_queue(context: dg.AssetExecutionContext, knowledge_store: KnowledgeSt
     def queue(doc_id: str) -> dg.MaterializeResult:
         result = _run(lambda: stages.run_review_queue(store, doc_id))
         drop_cached_pages(store)
-        links = entity_links(store, "review_queue", doc_id)
+        links = {}
         # The document's page in `review serve`, when KNOWLEDGE_REVIEW_URL says where it runs.
         if (review_page := document_review_url(doc_id)) is not None:
             links["review_page"] = dg.MetadataValue.url(review_page)
         return _result(result, "review_queue", links)
 
-    yield from materialize_each(context, queue, lambda doc_ids: revision_metadata(store, context, doc_ids))
+    yield from materialize_each(context, queue, lambda doc_ids: _step_metadata(store, context, "review_queue", doc_ids))
 
 
 ASSETS = [formulas, glossary, rules, domain_context, review_queue]

@@ -305,7 +305,7 @@ def run_review_queue(store: Store, doc_id: str) -> StageResult:
     glossary = load_branch(store, GLOSSARY, doc_id)
     domains = load_branch(store, DOMAIN_CONTEXT, doc_id)
     rejected_terms = rejected_entry_terms(store, doc_id, GLOSSARY, "definition")
-    statuses = review_statuses(store, doc_id)
+    statuses = review_statuses(store, doc_id, loaded={GLOSSARY.table: glossary, DOMAIN_CONTEXT.table: domains})
     kept = kept_marks(store, doc_id)
 
     rejected_ids = {e.term_id for e in glossary if e.term in rejected_terms and e.definition is None}

@@ -8,6 +8,7 @@ Domain ids never contain `:`, so the first `:` separates the surface, which may 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from pydantic import BaseModel
@@ -102,11 +103,14 @@ def entity_preview(entity: BaseModel) -> str | None:
     return None
 
 
-def current_entities(store: Store, doc_id: str) -> list[Reviewable]:
-    """Every reviewable entity of the document's current extraction, in the stored order."""
+def current_entities(store: Store, doc_id: str, loaded: Mapping[str, list] | None = None) -> list[Reviewable]:
+    """Every reviewable entity of the document's current extraction, in the stored order; a
+    branch whose entities the caller has loaded already (`loaded`, by table, as `load_branch`
+    gives them) is not read again."""
     items = []
     for spec in branches.registered():
-        for entity in load_entities(store, spec.table, doc_id, spec.model):
+        entities = (loaded or {}).get(spec.table)
+        for entity in load_entities(store, spec.table, doc_id, spec.model) if entities is None else entities:
             entity_id = getattr(entity, spec.id_field)
             items.append(Reviewable(doc_id, EntityKey(spec.review_kind, entity_id), entity, entity.provenance))
             if spec is DOMAIN_CONTEXT:

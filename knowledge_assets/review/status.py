@@ -12,7 +12,7 @@ and `documents` all say these words, with these meanings.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, get_args
 
@@ -96,9 +96,10 @@ def statuses_of(items: Iterable[Reviewable], latest: dict[EntityKey, Review]) ->
     return statuses
 
 
-def review_statuses(store: Store, doc_id: str) -> list[ReviewStatus]:
-    """Every current entity of the document with the decision that applies to it, if any."""
-    return statuses_of(current_entities(store, doc_id), latest_decisions(store, doc_id))
+def review_statuses(store: Store, doc_id: str, loaded: Mapping[str, list] | None = None) -> list[ReviewStatus]:
+    """Every current entity of the document with the decision that applies to it, if any
+    (`loaded`: branches read already, `current_entities`)."""
+    return statuses_of(current_entities(store, doc_id, loaded), latest_decisions(store, doc_id))
 
 
 def queue_key(row: c.TermQueueRow | c.KeyParameterQueueRow) -> EntityKey:

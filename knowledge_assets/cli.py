@@ -55,9 +55,9 @@ EXIT_DOCUMENT_FAILED = 1
 EXIT_FAILED_CALLS = 3
 EXIT_CLOSED_PIPE = 128 + 13  # SIGPIPE's status in a shell (module docstring)
 DESCRIPTION = (
-    "Turn technical documents (PDF, Markdown, text, MinerU) into a glossary, formulas, rules and a "
-    "domain context, each entry carrying its verbatim source span, as Dagster assets in a DuckDB "
-    "store, for an expert to review and export."
+    "Turn technical documents (PDF, Markdown, reStructuredText, text, MinerU) into a glossary, "
+    "formulas, rules and a domain context, each entry carrying its verbatim source span, as Dagster "
+    "assets in a DuckDB store, for an expert to review and export."
 )
 EPILOG = "Start with `knowledge-assets run FOLDER`, then `knowledge-assets review serve`. README.md has the rest."
 

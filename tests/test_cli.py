@@ -258,8 +258,8 @@ def test_help_says_what_the_tool_does_and_version_names_the_installed_package(ca
             main([flag])
         assert exited.value.code == 0
     out = " ".join(capsys.readouterr().out.split())
-    assert ("Turn technical documents (PDF, Markdown, text, MinerU) into a glossary, formulas, rules and a "
-            "domain context, each entry carrying its verbatim source span,") in out
+    assert ("Turn technical documents (PDF, Markdown, reStructuredText, text, MinerU) into a glossary, "
+            "formulas, rules and a domain context, each entry carrying its verbatim source span,") in out
     assert out.endswith(f"knowledge-assets {metadata.version('knowledge-assets')}")
 
 

@@ -1,1 +1,1 @@
-"""Ingest: document identity, the parsers (PDF, Markdown, text, MinerU) and section-aware chunking."""
+"""Ingest: document identity, the parsers (PDF, Markdown, reStructuredText, text, MinerU) and section-aware chunking."""

@@ -21,6 +21,8 @@ _SUFFIX_KINDS: dict[str, DocumentKind] = {
     ".pdf": "pdf",
     ".md": "markdown",
     ".markdown": "markdown",
+    ".rst": "restructuredtext",
+    ".rest": "restructuredtext",
     ".txt": "text",
     ".text": "text",
 }

@@ -7,7 +7,8 @@ from knowledge_assets.ingest.errors import DocumentError
 from knowledge_assets.ingest.parse import parse_document
 
 
-@pytest.mark.parametrize(("name", "page"), [("notes.txt", 2), ("notes.md", 1)])  # Markdown has no form feeds
+# Only plain text separates pages with form feeds.
+@pytest.mark.parametrize(("name", "page"), [("notes.txt", 2), ("notes.md", 1), ("notes.rst", 1)])
 def test_a_nul_byte_in_text_input_is_refused_with_its_page_and_offset(tmp_path, name, page):
     path = tmp_path / name
     path.write_bytes(b"1. Scope\nPlain text.\f2. Terms\nA\x00B\n")

@@ -86,3 +86,10 @@ def inbox_path() -> Path:
     """`KNOWLEDGE_INBOX`, else `inbox/` at the project root: where the sensor looks."""
     explicit = os.environ.get("KNOWLEDGE_INBOX")
     return Path(explicit) if explicit else project_root() / "inbox"
+
+
+def definition_scorer_override() -> Path | None:
+    """`KNOWLEDGE_DEFINITION_SCORER`: a scorer file to use in place of the committed one (the
+    leave-one-out evaluation runs each document with the scorer trained without it)."""
+    explicit = os.environ.get("KNOWLEDGE_DEFINITION_SCORER", "").strip()
+    return Path(explicit).resolve() if explicit else None

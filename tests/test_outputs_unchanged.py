@@ -31,15 +31,15 @@ DIGESTS = {
     "llm_usage": "12:459fe7576232b68c",  # rule and formula batches sized by candidate window (D49)
     "llm_cache": "0:e3b0c44298fc1c14",
     "formulas": "30:7338de27907d57c9",
-    "glossary": "120:d016a1405b176e20",  # provenance gained `pieces`, NULL on both samples (D56)
+    "glossary": "120:09013c12508ee249",  # `Standby eksternal` defined by the general recogniser (D79)
     "rules": "69:f161efca6dedd3aa",  # rule_type by the contract's meaning (D51)
-    "domain_context": "2:f7821859005a4409",
-    "review_queue": "120:517c05f7e9129659",
+    "domain_context": "2:471cdc2125cc856e",
+    "review_queue": "120:bdfd4878ede31120",
     "rejected_fields": "0:e3b0c44298fc1c14",
-    "glossary_versions": "120:425617f1827c41a1",
+    "glossary_versions": "120:e675d574de5f5dc9",
     "knowledge_reviews": "0:e3b0c44298fc1c14",
     "approved_knowledge": "0:e3b0c44298fc1c14",
-    "eval_scores": "2:388e0a9261c4a784",  # E3 follows the rule types (D51)
+    "eval_scores": "2:a114e6f4b9e4d4ac",  # SKT-STD-PRM-001 definition precision 0.95 (D79)
     "kept_rows": "0:e3b0c44298fc1c14",
     "asset_checks": "10:dfd81aded602f0cc",
     "asset_revisions": "14:c44d011ff19d7d85",

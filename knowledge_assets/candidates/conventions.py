@@ -59,6 +59,18 @@ CONVENTIONS: tuple[Convention, ...] = (
     Convention("definition", "quoted", _ALL, "a sentence opening with the quoted term, `\"X\" is the …`"),
     Convention("definition", "fragment", _ALL, "a definition its chunk's end cuts short: names its term only"),
     Convention("definition", "appositive", _SPEC, "a term glossed in apposition, `a draining index, which is the …`"),
+    Convention("definition", "sentence_subject", _ALL, "a sentence opening with the term and a defining predicate "
+               "(`X is/means/measures …`, `X adalah/merupakan …`), kept by the learned scorer"),
+    Convention("definition", "sentence_naming", _ALL, "a sentence naming a term inside it (`called _x_`, `known as`, "
+               "`we call the \"x\"`, `disebut`), kept by the learned scorer"),
+    Convention("definition", "sentence_marked", _ALL, "a quoted or emphasised term and a defining predicate inside a "
+               "sentence (`This \"x\" measures …`), kept by the learned scorer"),
+    Convention("definition", "sentence_label", _ALL, "a sentence opening with the term and a colon "
+               "(`x.cnt:  Window …`), kept by the learned scorer"),
+    Convention("definition", "sentence_column", _ALL, "a two-column glossary line, the term, a wide gap and its "
+               "meaning (`bit      A binary digit …`), kept by the learned scorer"),
+    Convention("definition", "sentence_apposition", _ALL, "a symbol set off by commas after its name "
+               "(`Konsentrasi …, Ca, pada …`), kept by the learned scorer"),
     Convention("formula", "assignment", _ALL, "a line `LHS = expression`"),
     Convention("formula", "code_fence", _MD, "an equation in a fenced code block"),
     Convention("formula", "display", _SPEC, "an indented display equation of a plain-text specification"),

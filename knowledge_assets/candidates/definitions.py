@@ -43,6 +43,9 @@ from functools import cache, partial
 
 from knowledge_assets.candidates.boundaries import across
 from knowledge_assets.candidates.column_definitions import column_definitions
+from knowledge_assets.candidates.defining_sentences import CUES as SENTENCE_CUES
+from knowledge_assets.candidates.defining_sentences import Found, document_context, sentence_candidates
+from knowledge_assets.candidates.definition_scorer import ABSTAINING, Scorer, current_scorer
 from knowledge_assets.candidates.lexicon import CONJUNCTIONS, STOPWORDS, STRUCTURE_WORDS
 from knowledge_assets.candidates.markup_definitions import MARKUP_FINDERS, MARKUP_GLOSSARY_CUES
 from knowledge_assets.candidates.model import Candidate, span
@@ -89,16 +92,32 @@ def find_definitions(chunks: Sequence[SourceChunk]) -> list[Candidate]:
     """Every definition candidate of the chunks, in document order, never two for one span.
     A definition that runs on into the next chunk, the text there going on in lowercase, is
     found across the boundary (`candidates.boundaries`, D56) in place of its cut halves."""
-    return across(chunks, _find_definitions, _find_definitions(chunks))
+    scorer = current_scorer()
+    find = partial(_find_definitions, scorer=scorer)
+    return across(chunks, find, find(chunks))
 
 
-def _find_definitions(chunks: Sequence[SourceChunk]) -> list[Candidate]:
+def defining_sentence_samples(chunks: Sequence[SourceChunk]) -> list[Found]:
+    """Every defining-sentence candidate of these chunks, offsets in the chunks' own text, with
+    its features: what the scorer is trained on (`evaluation/scorer_training.py`). Those
+    another finder's candidate overlaps are samples too: what the defining sentences of every
+    layout look like is learned from all of them, not from what the other finders miss."""
+    samples: list[Found] = []
+    _find_definitions(chunks, ABSTAINING, samples)
+    return samples
+
+
+def _find_definitions(chunks: Sequence[SourceChunk], scorer: Scorer = ABSTAINING,
+                      samples: list[Found] | None = None) -> list[Candidate]:
     """The definition candidates of each chunk. A definition the chunk's end cuts, most of
     whose meaning is in the next chunk, is a `fragment`: it names its term, but
-    `defining_first` never offers it as a definition."""
+    `defining_first` never offers it as a definition. The defining sentences come last, kept
+    by `scorer` where no other finder's candidate overlaps them; `samples`, when given,
+    receives every one found."""
     found: list[Candidate] = []
     in_front_matter = bool(chunks) and chunks[0].text.startswith("---\n")
     variables = code_names(chunks)
+    document = document_context(chunks)
     legends = _Legends()
     cut: Candidate | None = None
     for chunk in chunks:
@@ -112,6 +131,11 @@ def _find_definitions(chunks: Sequence[SourceChunk]) -> list[Candidate]:
             for candidate in finder(chunk.chunk_id, text, heading_end):
                 if not any(_overlaps(candidate, other) for other in own):
                     own.append(candidate)
+        for sentence in sentence_candidates(chunk.chunk_id, text, heading_end, chunk.heading_path, document):
+            if samples is not None:
+                samples += [Found(_in_original(f.candidate, reading, chunk.text), f.features) for f in sentence]
+            asked = [f for f in sentence if not any(_overlaps(f.candidate, other) for other in own)]
+            own += [f.candidate for f in scorer.kept(asked)]
         own.sort(key=lambda c: c.start)
         if cut is not None and _goes_on_longer(text, cut):
             found[-1] = cut.model_copy(update={"cue": FRAGMENT})
@@ -161,13 +185,16 @@ _GLOSSARY_CUES = frozenset({"label", "introduced", "explained", "heading", "colu
 def defining_first(candidates: Sequence[Candidate]) -> list[Candidate]:
     """The candidates that define, in order of how surely they do: a glossary's own entry
     first, then a defining sentence in running text, then one with a weak copula (`X merupakan
-    …` states as often a property of X as its definition), then a symbol's gloss; each group
-    in its given (document) order. A fragment defines nothing."""
+    …` states as often a property of X as its definition) or one only the general recogniser
+    found (`defining_sentences`: a layout's own finder is surer), then a symbol's gloss; each
+    group in its given (document) order. A fragment defines nothing."""
     weak = frozenset(w.lower() for w in cues("definitions").get("weak_copulas", ()))
 
     def rank(candidate: Candidate) -> int:
         if candidate.cue in _GLOSSARY_CUES:
             return 0
+        if candidate.cue in SENTENCE_CUES:
+            return 2  # the general recogniser yields to a layout finder's candidate for the term
         return 3 if candidate.cue in _SYMBOL_CUES else 2 if candidate.cue in weak else 1
 
     return sorted((c for c in candidates if c.cue != FRAGMENT), key=rank)

@@ -9,6 +9,13 @@
                                                   scorer, compare with the committed corpus baseline
     knowledge-assets eval --corpus DIR --write-baseline
                                                   (re)write eval_assets/results/corpus_<backend>_baseline.json
+    knowledge-assets eval --corpus DIR --leave-one-out
+                                                  the generalisation figure: each document scored with the
+                                                  definition scorer trained on the other documents only
+                                                  (baseline corpus_<backend>_leave_one_out_baseline.json)
+    knowledge-assets eval --corpus DIR --train-scorer
+                                                  train the definition scorer on the whole corpus and write
+                                                  knowledge_assets/candidates/scorers/defining_sentences.json
 
     Regenerate the committed corpus baseline, from the project root:
         KNOWLEDGE_LLM_BACKEND=offline knowledge-assets eval --corpus ../shared/corpus --write-baseline
@@ -23,10 +30,12 @@ from collections.abc import Callable
 from datetime import datetime, timezone
 from pathlib import Path
 
+from knowledge_assets.candidates.definition_scorer import COMMITTED
 from knowledge_assets.errors import KnowledgeError, MissingUpstream
 from knowledge_assets.evaluation import corpus as corpus_eval
 from knowledge_assets.evaluation.conventions import render_conventions
 from knowledge_assets.evaluation.gold import GOLD_DIR, gold_path, load_gold
+from knowledge_assets.evaluation.leave_one_out import fold_scorers, train_corpus_scorer
 from knowledge_assets.evaluation.report import render_comparison, render_scores
 from knowledge_assets.evaluation.results import (
     DEFAULT_TOLERANCE,
@@ -77,6 +86,12 @@ def add_commands(subparsers: argparse._SubParsersAction, open_runner: Callable[[
                         "(default: a temporary directory)")
     parser.add_argument("--write-baseline", action="store_true", help="with --corpus: (re)write the committed corpus "
                         "baseline in --results-dir; regressions are shown, not failed")
+    parser.add_argument("--leave-one-out", action="store_true", help="with --corpus: run each document with the "
+                        "definition scorer trained on the other documents (needs the train extra)")
+    parser.add_argument("--train-scorer", action="store_true", help="with --corpus: train the definition scorer on "
+                        "every document and write it (--scorer-file); runs no pipeline")
+    parser.add_argument("--scorer-file", type=Path, default=COMMITTED,
+                        help="where --train-scorer writes (default: the committed scorer file)")
     parser.add_argument("--verbose", action="store_true", help="with --corpus: print what each document missed")
     parser.add_argument("--tolerance", type=float, default=DEFAULT_TOLERANCE,
                         help="allowed fall of a rate before it is a regression")
@@ -159,15 +174,26 @@ def _print_result(result: corpus_eval.DocumentResult, verbose: bool) -> None:
 def _corpus_baseline(args: argparse.Namespace, run: RunInfo) -> Path | None:
     if args.baseline is not None:
         return args.baseline
-    committed = args.results_dir / corpus_eval.baseline_name(run)
+    committed = args.results_dir / corpus_eval.baseline_name(run, args.leave_one_out)
     if committed.is_file():
         return committed
     print(f"no committed corpus baseline {committed}: nothing to compare with")
     return None
 
 
+def _train_scorer(args: argparse.Namespace) -> int:
+    documents, notes = corpus_eval.corpus_documents(args.corpus)
+    for note in notes:
+        print(note, file=sys.stderr)
+    samples = train_corpus_scorer(documents, args.corpus, args.scorer_file)
+    print(f"wrote {args.scorer_file}: trained on {len(documents)} documents, {samples} samples")
+    return 0
+
+
 def cmd_eval_corpus(args: argparse.Namespace) -> int:
     """`eval --corpus`: exit 1 when a document fails or a rate regresses beyond the tolerance."""
+    if args.train_scorer:
+        return _train_scorer(args)
     documents, notes = corpus_eval.corpus_documents(args.corpus, args.doc_id)
     if args.write_baseline and args.doc_id is not None:
         raise EvalError("--write-baseline writes the whole corpus's baseline; drop --doc-id")
@@ -176,15 +202,22 @@ def cmd_eval_corpus(args: argparse.Namespace) -> int:
     baseline = corpus_eval.read_corpus_results(baseline_path) if baseline_path else None
     for note in notes:
         print(note, file=sys.stderr)
-    print(corpus_eval.table_header())
     with corpus_eval.work_directory(args.work) as work:
-        results = corpus_eval.run_corpus(documents, work, args.open_runner(), lambda r: _print_result(r, args.verbose))
+        scorers = None
+        if args.leave_one_out:
+            every, _ = corpus_eval.corpus_documents(args.corpus)
+            scorers = fold_scorers(every, args.corpus, work / "scorers")
+            print(f"leave-one-document-out: each document scored with the definition scorer trained on the other "
+                  f"{len(every) - 1} ({work / 'scorers'})")
+        print(corpus_eval.table_header())
+        results = corpus_eval.run_corpus(documents, work, args.open_runner(), lambda r: _print_result(r, args.verbose),
+                                         scorers)
     print(corpus_eval.table_footer(results))
     print(render_conventions(corpus_eval.convention_summaries(results)))
     if args.work is not None:
         print(f"work: {args.work.resolve()} (store, Dagster instance, exports in export/<stem>/)")
     now = datetime.now(timezone.utc)
-    payload = corpus_eval.results_payload(results, run, args.corpus, now)
+    payload = corpus_eval.results_payload(results, run, args.corpus, now) | {"leave_one_out": args.leave_one_out}
     failed = [r.stem for r in results if r.failed]
     status = 0
     if baseline is not None:
@@ -201,14 +234,16 @@ def cmd_eval_corpus(args: argparse.Namespace) -> int:
             print(f"{len(regressed)} regressions beyond the tolerance", file=sys.stderr)
             status = 1
     if args.write:
-        print(f"wrote {write_result_file(args.results_dir / corpus_eval.dated_name(run, now), payload)}")
+        dated = args.results_dir / corpus_eval.dated_name(run, now, args.leave_one_out)
+        print(f"wrote {write_result_file(dated, payload)}")
     if failed:
         print(f"{len(failed)} of {len(results)} documents failed: {', '.join(failed)}", file=sys.stderr)
         if args.write_baseline:
             print("the baseline is not written while a document fails", file=sys.stderr)
         return 1
     if args.write_baseline:
-        print(f"wrote {write_result_file(args.results_dir / corpus_eval.baseline_name(run), payload)}")
+        written = args.results_dir / corpus_eval.baseline_name(run, args.leave_one_out)
+        print(f"wrote {write_result_file(written, payload)}")
     return status
 
 

@@ -51,6 +51,7 @@ from knowledge_assets.evaluation.conventions import (
     summarise,
 )
 from knowledge_assets.evaluation.corpus_scores import RATES, CorpusScores, read_outputs, score_outputs
+from knowledge_assets.evaluation.leave_one_out import scorer_in_use
 from knowledge_assets.evaluation.results import (
     DEFAULT_TOLERANCE,
     MetricChange,
@@ -180,9 +181,11 @@ def work_directory(work: Path | None) -> Iterator[Path]:
 
 
 def run_corpus(documents: list[CorpusDocument], work: Path, open_runner: OpenRunner,
-               on_result: Callable[[DocumentResult], None] = lambda result: None) -> list[DocumentResult]:
+               on_result: Callable[[DocumentResult], None] = lambda result: None,
+               scorers: dict[str, Path] | None = None) -> list[DocumentResult]:
     """Each document through the pipeline into WORK/knowledge.duckdb (instance in WORK/dagster,
-    exports in WORK/export/<stem>/), scored; `on_result` sees each as it finishes."""
+    exports in WORK/export/<stem>/), scored; `on_result` sees each as it finishes. `scorers`
+    names the definition scorer each document runs with (the leave-one-out folds)."""
     store = Store(work / "knowledge.duckdb")
     instance_dir = work / "dagster"
     instance_dir.mkdir(exist_ok=True)
@@ -190,7 +193,8 @@ def run_corpus(documents: list[CorpusDocument], work: Path, open_runner: OpenRun
     results = []
     with open_runner(instance_dir) as run:
         for document in documents:
-            result = _run_document(document, store, run, work / "export")
+            with scorer_in_use((scorers or {}).get(document.stem)):
+                result = _run_document(document, store, run, work / "export")
             on_result(result)
             results.append(result)
     return results
@@ -231,12 +235,12 @@ def convention_summaries(results: list[DocumentResult]) -> list[ConventionSummar
     return summarise({r.stem: r.conventions for r in results if not r.failed})
 
 
-def baseline_name(run: RunInfo) -> str:
-    return f"corpus_{run_label(run)}_baseline.json"
+def baseline_name(run: RunInfo, leave_one_out: bool = False) -> str:
+    return f"corpus_{run_label(run)}{'_leave_one_out' if leave_one_out else ''}_baseline.json"
 
 
-def dated_name(run: RunInfo, created_at: datetime) -> str:
-    return f"corpus_{result_name(run, created_at)}"
+def dated_name(run: RunInfo, created_at: datetime, leave_one_out: bool = False) -> str:
+    return f"corpus_{'leave_one_out_' if leave_one_out else ''}{result_name(run, created_at)}"
 
 
 def read_corpus_results(path: Path) -> dict:

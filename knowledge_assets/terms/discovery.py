@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from knowledge_assets.candidates.defining_sentences import CUES as SENTENCE_CUES
 from knowledge_assets.candidates.definitions import find_definitions
 from knowledge_assets.candidates.model import Candidate
 from knowledge_assets.candidates.source import SourceChunk
@@ -43,7 +44,9 @@ def discover(chunks: list[Chunk], words_of: ChunkWords | None = None) -> Discove
     pairs: list[tuple[str, str]] = []
     aliases: list[tuple[str, str]] = []
     by_id = {chunk.chunk_id: chunk for chunk in chunks}
-    definitions = find_definitions(source_chunks(chunks))
+    # The general recogniser's sentences define the document's terms; they name none of their
+    # own (D79): a term comes from the funnel's evidence, a definition may then attach to it.
+    definitions = [d for d in find_definitions(source_chunks(chunks)) if d.cue not in SENTENCE_CUES]
     defined = [m for d in definitions for m in _defined_names(by_id[d.chunk_id], d)]
     for d in definitions:
         short, long, alias, term = d.part("abbreviation"), d.part("expansion"), d.part("alias"), d.part("term")

@@ -2,6 +2,7 @@
 
 import dagster as dg
 
+from knowledge_assets.candidates.definition_scorer import committed_scorer_version
 from knowledge_assets.defs.assets.batch import materialize_each
 from knowledge_assets.defs.assets.code_versions import chained_code_version
 from knowledge_assets.defs.assets.ingest import parsed_chunks
@@ -52,7 +53,7 @@ def _gold_scores(funnel: TermFunnel) -> dict[str, float]:
     kinds={"python", "duckdb"},
     owners=["team:knowledge-assets"],
     backfill_policy=dg.BackfillPolicy.single_run(),
-    code_version=chained_code_version(f"term_clusters-{FUNNEL_VERSION}", parsed_chunks),
+    code_version=chained_code_version(f"term_clusters-{FUNNEL_VERSION}-{committed_scorer_version()}", parsed_chunks),
     metadata=table_metadata("term_clusters"),
     automation_condition=dg.AutomationCondition.eager(),
     description=(

@@ -93,6 +93,11 @@ def summaries_payload(summaries: Iterable[ConventionSummary]) -> dict:
     return {s.key: {"genre": s.genre, "documents": list(s.documents), "recovered": s.recovered} for s in summaries}
 
 
+# A hand-written cue counts as general once it recovers gold on this many documents (issue 28):
+# a cue that fits the layouts of one or two documents measures memory of them.
+GENERAL_DOCUMENTS = 3
+
+
 def render_conventions(summaries: Sequence[ConventionSummary]) -> str:
     lines = ["conventions: documents fired on, gold items recovered with the convention's evidence",
              f"{'convention':34} {'genre':14} {'docs':>4} {'gold':>4}  recovered on"]
@@ -105,4 +110,9 @@ def render_conventions(summaries: Sequence[ConventionSummary]) -> str:
         lines.append(f"fires on one document only: {'; '.join(single)}")
     if silent:
         lines.append(f"fires on no document: {', '.join(silent)}")
+    narrow = [f"{s.key} ({len(s.recovered)})" for s in summaries
+              if s.documents and len(s.recovered) < GENERAL_DOCUMENTS]
+    if narrow:
+        lines.append(f"recovers gold on fewer than {GENERAL_DOCUMENTS} documents, so not yet general: "
+                     f"{'; '.join(narrow)}")
     return "\n".join(lines)

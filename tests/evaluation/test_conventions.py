@@ -54,3 +54,5 @@ def test_the_report_names_a_convention_that_fires_on_one_document_only():
     report = render_conventions(summaries)
     assert "fires on one document only: definition/statutory (a)" in report
     assert "fires on no document:" in report and "formula/latex_block" in report
+    assert "recovers gold on fewer than 3 documents, so not yet general: definition/statutory (1); " \
+           "rule/conditional (2)" in report

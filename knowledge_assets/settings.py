@@ -88,8 +88,11 @@ def inbox_path() -> Path:
     return Path(explicit) if explicit else project_root() / "inbox"
 
 
+DEFINITION_SCORER_SETTING = "KNOWLEDGE_DEFINITION_SCORER"
+
+
 def definition_scorer_override() -> Path | None:
     """`KNOWLEDGE_DEFINITION_SCORER`: a scorer file to use in place of the committed one (the
     leave-one-out evaluation runs each document with the scorer trained without it)."""
-    explicit = os.environ.get("KNOWLEDGE_DEFINITION_SCORER", "").strip()
+    explicit = os.environ.get(DEFINITION_SCORER_SETTING, "").strip()
     return Path(explicit).resolve() if explicit else None

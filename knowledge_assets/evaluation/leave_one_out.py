@@ -17,8 +17,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from knowledge_assets.evaluation.scorer_training import Sample, corpus_digest, document_samples, train, write_scorer
-
-SCORER_SETTING = "KNOWLEDGE_DEFINITION_SCORER"
+from knowledge_assets.settings import DEFINITION_SCORER_SETTING
 
 
 def corpus_samples(documents: Sequence) -> dict[str, list[Sample]]:
@@ -58,12 +57,12 @@ def scorer_in_use(path: Path | None) -> Iterator[None]:
     if path is None:
         yield
         return
-    before = os.environ.get(SCORER_SETTING)
-    os.environ[SCORER_SETTING] = str(path)
+    before = os.environ.get(DEFINITION_SCORER_SETTING)
+    os.environ[DEFINITION_SCORER_SETTING] = str(path)
     try:
         yield
     finally:
         if before is None:
-            os.environ.pop(SCORER_SETTING, None)
+            os.environ.pop(DEFINITION_SCORER_SETTING, None)
         else:
-            os.environ[SCORER_SETTING] = before
+            os.environ[DEFINITION_SCORER_SETTING] = before

@@ -12,7 +12,8 @@ import pytest
 
 from knowledge_assets.candidates.definition_scorer import read_scorer
 from knowledge_assets.evaluation.corpus import corpus_documents, table_header
-from knowledge_assets.evaluation.leave_one_out import SCORER_SETTING, corpus_samples, fold_scorers, scorer_in_use
+from knowledge_assets.evaluation.leave_one_out import corpus_samples, fold_scorers, scorer_in_use
+from knowledge_assets.settings import DEFINITION_SCORER_SETTING as SCORER_SETTING
 from tests.evaluation.test_corpus import eval_corpus, make_corpus
 
 

@@ -49,6 +49,7 @@ _ENTRY_CUES = frozenset({LABEL, COLUMN})
 _MAX_SENTENCE_CHARS = 1200
 _MAX_TERM_WORDS = 6
 _MAX_NAMED_WORDS = 4
+_MARKS = ('"', "“", "*", "_", "`")
 _LOOK_AHEAD = 160  # how far past the predicate an announced list or an enumeration is looked for
 _MAX_ENUMERATED_WORDS = 4
 
@@ -269,9 +270,18 @@ def _is_enumeration(text: str) -> bool:
     return len(items) >= 3 and all(len(item.split()) <= _MAX_ENUMERATED_WORDS for item in items)
 
 
+def introduces_its_term(candidate: Candidate, text: str) -> bool:
+    """Whether the document itself marks the candidate's term as a term being introduced: set
+    in quotes or emphasis (`called _histogram_`, `This "bandwidth*delay product" measures`).
+    Only then does the recogniser name a term of its own (D79); `text` is what the
+    candidate's offsets index."""
+    term = candidate.part("term")
+    return term is not None and term.start > 0 and text[term.start - 1] in _MARKS
+
+
 def _unmarked(text: str, start: int, end: int) -> tuple[int, int, bool]:
     """The term's bounds inside its quotes or emphasis, and whether it had any."""
-    for mark in ("**", '"', "“", "*", "_", "`"):
+    for mark in ("**", *_MARKS):
         if text.startswith(mark, start) and end - start > 2 * len(mark):
             return start + len(mark), end - len(mark) if mark != "“" else end - 1, True
     return start, end, False

@@ -7,10 +7,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from knowledge_assets.candidates.defining_sentences import CUES as SENTENCE_CUES
+from knowledge_assets.candidates.defining_sentences import introduces_its_term
 from knowledge_assets.candidates.definitions import find_definitions
 from knowledge_assets.candidates.model import Candidate
 from knowledge_assets.candidates.source import SourceChunk
 from knowledge_assets.contracts import Chunk
+from knowledge_assets.crossing import joined
 from knowledge_assets.terms.abbreviations import find_abbreviation_pairs
 from knowledge_assets.terms.definitions import defined_terms, formula_symbols, labels
 from knowledge_assets.terms.headings import heading_terms
@@ -44,9 +46,11 @@ def discover(chunks: list[Chunk], words_of: ChunkWords | None = None) -> Discove
     pairs: list[tuple[str, str]] = []
     aliases: list[tuple[str, str]] = []
     by_id = {chunk.chunk_id: chunk for chunk in chunks}
-    # The general recogniser's sentences define the document's terms; they name none of their
-    # own (D79): a term comes from the funnel's evidence, a definition may then attach to it.
-    definitions = [d for d in find_definitions(source_chunks(chunks)) if d.cue not in SENTENCE_CUES]
+    # The general recogniser's sentences define the document's terms and name none of their own
+    # (D79), unless the document marks the term as introduced (quotes, emphasis): a term comes
+    # from the funnel's evidence, a definition may then attach to it.
+    definitions = [d for d in find_definitions(source_chunks(chunks))
+                   if d.cue not in SENTENCE_CUES or introduces_its_term(d, _candidate_text(by_id, d))]
     defined = [m for d in definitions for m in _defined_names(by_id[d.chunk_id], d)]
     for d in definitions:
         short, long, alias, term = d.part("abbreviation"), d.part("expansion"), d.part("alias"), d.part("term")
@@ -78,6 +82,14 @@ def discover(chunks: list[Chunk], words_of: ChunkWords | None = None) -> Discove
             *classified_terms(chunk),
         ]
     return Discovery(candidates + defined, pairs, aliases, frozenset(symbols), defined)
+
+
+def _candidate_text(by_id: dict[str, Chunk], candidate: Candidate) -> str:
+    """The text a candidate's offsets index: its chunk's, or the two chunks joined (D56)."""
+    chunk = by_id[candidate.chunk_id]
+    if candidate.next_chunk_id is None:
+        return chunk.text
+    return joined(chunk.text, by_id[candidate.next_chunk_id].text)
 
 
 _NAME_KINDS: dict[str, MentionKind] = {"term": "defined", "abbreviation": "short_form", "expansion": "long_form",

@@ -17,6 +17,7 @@ from knowledge_assets.candidates.defining_sentences import (
     Context,
     entries,
     find_in_sentence,
+    introduces_its_term,
     is_defining_heading,
     sentences,
 )
@@ -124,3 +125,14 @@ def test_a_defining_heading_is_a_whole_word_of_a_glossary_heading():
 @pytest.mark.parametrize("cue", CUES)
 def test_every_cue_is_a_registered_convention(cue):
     assert f"definition/{cue}" in REGISTRY
+
+
+def test_only_a_term_the_document_marks_is_introduced_by_its_sentence():
+    def introduced(sentence: str, cue: str) -> bool:
+        (f,) = [f for f in find_in_sentence("D::0001", sentence, 0, len(sentence)) if f.candidate.cue == cue]
+        return introduces_its_term(f.candidate, sentence)
+
+    assert introduced("Each reading goes into a bucket called _bin_, where it is counted.", NAMING)
+    assert introduced('This "queue depth" measures how many jobs wait.', SUBJECT)
+    assert not introduced("A counter that only grows is known as a monotonic counter.", NAMING)
+    assert not introduced("hold.cnt:   Number of held packets in the queue.", LABEL)

@@ -163,7 +163,7 @@ def document_context(chunks: Iterable[SourceChunk]) -> Context:
     return Context(headings=heading_words(heading_paths), word_counts=counts)
 
 
-def heading_words(heading_paths: Iterator[list[str]] | list[list[str]]) -> frozenset[str]:
+def heading_words(heading_paths: Iterable[list[str]]) -> frozenset[str]:
     """The headings of a document as `Context.headings` holds them: lowercased, blanks
     collapsed, a space at either end (so a term matches whole words)."""
     return frozenset(f" {' '.join(h.lower().split())} " for path in heading_paths for h in path)

@@ -30,6 +30,7 @@ from pathlib import Path
 
 from knowledge_assets.candidates.definition_scorer import Scorer, scorer_payload
 from knowledge_assets.candidates.definitions import defining_sentence_samples
+from knowledge_assets.candidates.model import Candidate
 from knowledge_assets.candidates.source import SourceChunk
 from knowledge_assets.errors import KnowledgeError
 from knowledge_assets.evaluation.corpus_scores import THRESHOLD, f1, gold_names, norm_name, word_tokens
@@ -65,7 +66,7 @@ def document_samples(path: Path, stem: str, gold: dict) -> list[Sample]:
     return [_labelled(found.candidate, found.features, gold) for found in defining_sentence_samples(chunks)]
 
 
-def _labelled(candidate, features: dict[str, float], gold: dict) -> Sample:
+def _labelled(candidate: Candidate, features: dict[str, float], gold: dict) -> Sample:
     names = {norm_name(p.text) for p in candidate.parts if p.role in ("term", "abbreviation", "expansion")}
     named = [t for t in gold.get("terms", []) if gold_names(t) & names]
     if not named:

@@ -110,8 +110,10 @@ def read_label(text: str) -> Label | None:
         return Label("appendix", (ord(letter) - ord("A") + 1,), f"Appendix {letter}", match["title"] or "")
     if match := _NUMBERED.fullmatch(text):
         num = match["num"]
-        if "." not in num and not match["dot"]:
-            return None  # "2 unit ..." is a count, not a heading; a top level number needs "2."
+        if "." not in num and not match["dot"] and not _capitals(match["title"]):
+            # "2 unit ..." is a count, not a heading: a top level number needs "2." or a title
+            # in capitals ("2 GLOSSARY", "3 KECCAK-p PERMUTATIONS", as NIST standards set them).
+            return None
         return Label("number", tuple(int(p) for p in num.split(".")), num, match["title"])
     if match := _APPENDIX_SECTION.fullmatch(text):
         value = (ord(match["letter"]) - ord("A") + 1, *(int(p) for p in match["num"].split(".")))
@@ -121,6 +123,17 @@ def read_label(text: str) -> Label | None:
     if text in _FRONT_HEADINGS:
         return Label("front", (), "", text)
     return None
+
+
+def _capitals(title: str) -> bool:
+    """A title set in capitals: its first word all capitals (two letters or more), every word
+    opening with a capital or a digit."""
+    words = title.split()
+    first = re.match(r"[^\W\d_]*", words[0]).group() if words else ""
+    return (
+        len(first) >= 2 and first.isupper()
+        and all(word[0].isupper() or word[0].isdigit() or not word[0].isalnum() for word in words)
+    )
 
 
 def _continues(current: tuple[int, ...], candidate: tuple[int, ...]) -> bool:
@@ -155,6 +168,9 @@ class Outline:
         self._numbers: tuple[int, ...] = ()
         self._appendix: tuple[int, ...] = ()
         self._list_item: int | None = None  # the last top-level number read as a list item
+        # A list "2.", "3." … right under heading "1." shows the "1." was the list's first item
+        # (a standard's announcement: "1. Name of Standard: …"): the real "1" may still come.
+        self._first_was_item = False
         self._bagian: int | None = None
         self._paragraf: int | None = None
         self._pasal: tuple[int, int] | None = None
@@ -187,9 +203,12 @@ class Outline:
         )
         if not _shaped(label, text) or continues_list or not self._continues(label):
             if label.scheme == "number" and len(label.value) == 1:
+                if self._list_item is None and label.value == (2,) and self._numbers == (1,):
+                    self._first_was_item = True
                 self._list_item = label.value[0]
             return None
         self._list_item = None
+        self._first_was_item = False
         return self._accept(label, text)
 
     def detect_legal(self, line: str) -> Heading | None:
@@ -279,6 +298,8 @@ class Outline:
             last = self._pasal or (0, 0)
             return value[0] == 1 and value[1] == 0 or value == (last[0] + 1, 0) or value == (last[0], 1)
         if scheme in {"annex", "front"}:
+            return True
+        if self._first_was_item and value == (1,):
             return True
         return _continues(self._numbers, value)
 

@@ -129,3 +129,24 @@ def test_dotted_contents_entries_end_at_the_first_body_heading():
     found = _detect(["DAFTAR ISI", "BAB I PENDAHULUAN ........ 1", "BAB II ISI ........ 4",
                      "BAB I PENDAHULUAN", "BAB II ISI"])
     assert [s for s, _ in found] == ["BAB I", "BAB II"]
+
+
+def test_a_top_level_number_without_its_dot_is_a_heading_when_its_title_is_in_capitals():
+    found = _detect(["1 INTRODUCTION", "2 GLOSSARY", "2.1 Terms and Acronyms", "3 KECCAK-p PERMUTATIONS",
+                     "4 units were tested", "4 Sponge construction"])
+    assert [s for s, _ in found] == ["1", "2", "2.1", "3"]
+
+
+def test_a_heading_one_followed_by_list_items_was_the_lists_first_item():
+    # A standard's announcement numbers its paragraphs "1. Name of Standard: …", "2. …" before
+    # the body's own "1 INTRODUCTION".
+    found = _detect(["1. Name of Standard: SHA-3 Standard", "2. Category of Standard: Cryptography.",
+                     "3. Explanation: This Standard specifies", "1 INTRODUCTION", "2 GLOSSARY",
+                     "2.1 Terms and Acronyms"])
+    assert [p for _, p in found][-1] == ("2 GLOSSARY", "2.1 Terms and Acronyms")
+    assert [s for s, _ in found] == ["1", "1", "2", "2.1"]
+
+
+def test_a_list_inside_section_one_does_not_let_a_later_one_replace_it():
+    found = _detect(["1. Purpose", "1. Scope of the list.", "2. Second item.", "1 INTRODUCTION", "1.1 Scope"])
+    assert found[-1] == ("1.1", ("1. Purpose", "1.1 Scope"))

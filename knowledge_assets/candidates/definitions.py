@@ -127,7 +127,9 @@ def _find_definitions(chunks: Sequence[SourceChunk], scorer: Scorer = ABSTAINING
         own: list[Candidate] = [*_under_heading(chunk.chunk_id, text, heading_end),
                                 *column_definitions(chunk, text, heading_end)]
         in_prose = partial(_in_prose, chunk, variables)
-        for finder in (*MARKUP_FINDERS, in_prose, _explained, _referenced, _labelled, legends.find, _statutory):
+        # A legend's entries come before the prose conventions: `Qo adalah …, dan` over
+        # `λ adalah …` is two entries, never one sentence.
+        for finder in (*MARKUP_FINDERS, legends.find, in_prose, _explained, _referenced, _labelled, _statutory):
             for candidate in finder(chunk.chunk_id, text, heading_end):
                 if not any(_overlaps(candidate, other) for other in own):
                     own.append(candidate)
@@ -740,6 +742,9 @@ def _label_term(
     return start, end, short, alias
 
 
+_DOTTED = re.compile(r"[^\W_]\w*(?:\.\w+)+")
+
+
 def _label_names_a_term(words: list[str], with_symbol: bool = False) -> bool:
     """A glossary label: a name of few words, English terms often all lowercase
     (`Keep-alive frames`, `rate-limited`, `time_sent`), never a sentence."""
@@ -750,7 +755,9 @@ def _label_names_a_term(words: list[str], with_symbol: bool = False) -> bool:
         return False  # `Revision history:`, `Catatan:`: a part of the document, not a term
     if words[0].lower() in STOPWORDS or words[-1].lower() in connectors | (set() if with_symbol else STOPWORDS):
         return False
-    if any(not all(c.isalnum() or c in "-–/_'’&()%∆Δ" for c in w) for w in words):
+    # A dotted identifier (`SND.UNA`, `my.TSclock.rate`) is one name: a protocol's state
+    # variable, a configuration key.
+    if any(not all(c.isalnum() or c in "-–/_'’&()%∆Δ" for c in w) and not _DOTTED.fullmatch(w) for w in words):
         return False
     # A function word shows a sentence (`Disusun oleh:`), unless a symbol follows the name
     # (`Indeks dosis ekivalen dalam, H I,d …:`), which only a name has.
@@ -782,7 +789,9 @@ class _Legends:
 
     def find(self, chunk_id: str, text: str, heading_end: int = 0) -> list[Candidate]:
         found: list[Candidate] = []
+        # A blank line after the head (`Keterangan:`) does not end the legend before its entries.
         starts = [_next_line(text, head.end()) for head in _patterns()["legend_head"].finditer(text)]
+        starts = [start + len(re.match(r"\s*\n|", text[start:]).group()) for start in starts]
         if self.open:
             starts.insert(0, _continuation_end(text))
         self.open = False
@@ -792,21 +801,53 @@ class _Legends:
         return found
 
 
+# A symbol a legend verb glosses (`Ci adalah …`, `n adalah …`, `C(c,x) adalah …`, `λ is …`):
+# one short token, its arguments in parentheses.
+_GLOSSED_SYMBOL = re.compile(r"[∆Δ]?[^\W\d_][\w']{0,7}(?:\([^()\n]{1,12}\))?")
+
+
+@cache
+def _verb_entry() -> re.Pattern[str]:
+    """A legend line whose symbol a legend verb glosses (`Ci adalah …`, `x is the …`): the verbs
+    the formula legends read (`packs/<lang>/formulas.json`), one vocabulary for both."""
+    verbs = _alternatives(cues("formulas").get("legend_verbs", ()))
+    return re.compile(rf"[ \t]*(?:[-•*][ \t]+)?(?P<symbol>\S[^\n]{{0,40}}?)[ \t]+(?:{verbs})[ \t]+(?=\S)")
+
+
+def _legend_entry(text: str, position: int) -> tuple[re.Match[str], bool] | None:
+    """The legend entry at `position`, and whether its symbol is one: `SYM = meaning` with the
+    symbol in capitals, or a legend verb's short symbol."""
+    if (entry := _LEGEND_ENTRY.match(text, position)) is not None:
+        return entry, _is_legend_symbol(entry.group("symbol"))
+    if (entry := _verb_entry().match(text, position)) is not None:
+        return entry, _is_glossed_symbol(entry.group("symbol"))
+    return None
+
+
+def _is_glossed_symbol(symbol: str) -> bool:
+    if not _GLOSSED_SYMBOL.fullmatch(symbol):
+        return False
+    base = symbol.split("(")[0].lstrip("∆Δ")
+    return base.lower() not in STOPWORDS and (len(base) <= 3 or _is_symbol(base) or base.isupper())
+
+
 def _legend_entries(chunk_id: str, text: str, position: int) -> tuple[list[Candidate], bool]:
     """The entries of the legend whose first entry line is at `position`, and whether the last
     of them runs to the chunk's end."""
     found = []
     at_end = False
-    while (entry := _LEGEND_ENTRY.match(text, position)) is not None:
+    while (read := _legend_entry(text, position)) is not None:
+        entry, symbolic = read
         end = _legend_entry_end(text, entry.end())
         meaning = text[entry.end() : end]
         if _FORMULA_SIGNS.search(meaning.split("\n")[0]) or not _states_a_meaning(meaning):
             break
         at_end = not text[end:].strip()
-        if _is_legend_symbol(entry.group("symbol")):
+        if symbolic:
             found.append(_candidate(chunk_id, text, entry.start("symbol"), end, "legend",
                                     (entry.start("symbol"), entry.end("symbol"))))
-        # else `Breakdown Hours = total jam …` restates a quantity named in words.
+        # else `Breakdown Hours = total jam …` restates a quantity named in words, and
+        # `(laju konsentrasi aktivitas)i adalah …` glosses an expression: the legend goes on.
         position = _next_line(text, end)
     return found, at_end
 
@@ -848,14 +889,16 @@ _OUTLINE_ITEM = re.compile(r"[ \t]*(?:[A-Z]|[IVXLC]{1,4})\.[ \t]+[A-Z]")
 
 
 def _legend_entry_end(text: str, start: int) -> int:
-    """An entry goes on over the lines that do not end it."""
+    """An entry goes on over the lines that do not end it, up to a line closing a sentence."""
     position = _next_line(text, start)
-    while position < len(text) and not _ends_entry(_line_at(text, position)):
+    while (position < len(text) and not _ends_entry(_line_at(text, position))
+           and not text[:position].rstrip().endswith(".")):
         position = _next_line(text, position)
     return _trimmed(text, start, position)[1]
 
 
 def _ends_entry(line: str) -> bool:
-    """A blank line, a new entry, a list item or an outline item ends a legend's entry."""
-    return (not line.strip() or bool(_LEGEND_ENTRY.match(line) or _MARKER_AT_LINE_START.match(line)
-                                     or _OUTLINE_ITEM.match(line)))
+    """A blank line, a new entry (`SYM = …`, `… adalah …`), a list item or an outline item
+    ends a legend's entry."""
+    return not line.strip() or any(p.match(line) for p in (_LEGEND_ENTRY, _verb_entry(), _MARKER_AT_LINE_START,
+                                                            _OUTLINE_ITEM))

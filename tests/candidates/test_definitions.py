@@ -121,6 +121,24 @@ def test_legend_entries_under_keterangan_are_the_variables_definitions():
     assert found(text)[0].text == "RKT = realisasi kas tahunan dari\npenerimaan daerah"
 
 
+def test_a_legend_verb_glosses_each_short_symbol_and_an_expression_line_leaves_the_legend_going_on():
+    text = (
+        "Keterangan:\n\nKd adalah laju dosis harian pada lokasi i\ndalam satuan mSv;\n"
+        "(laju dosis)i adalah nilai laju dosis per satuan waktu; dan\n"
+        "n adalah jumlah lokasi yang diukur.\nContoh hasil pengukuran tercantum dalam Tabel 2.\n"
+        "\ndengan:\nQo adalah jumlah awal, dan\nλ adalah konstanta peluruhan.\n"
+        "\nwhere:\n   w(s,t) is the weight of sample s at time t.\n"
+    )
+    assert [(parts(c)["term"], c.cue) for c in found(text)] == [
+        ("Kd", "legend"), ("n", "legend"), ("Qo", "legend"), ("λ", "legend"), ("w(s,t)", "legend")]
+    assert found(text)[0].text == "Kd adalah laju dosis harian pada lokasi i\ndalam satuan mSv;"
+    assert found(text)[1].text == "n adalah jumlah lokasi yang diukur."
+
+
+def test_a_word_glossed_under_a_legend_head_is_no_symbol():
+    assert [c.cue for c in found("dengan:\nPemohon adalah orang yang mengajukan izin.\n")] != ["legend"]
+
+
 def test_a_legend_entry_named_in_words_restates_a_quantity_and_is_not_taken():
     assert found("dengan:\nJam Kerja = jumlah jam unit bekerja (jam)\n") == []
 
@@ -258,3 +276,10 @@ def test_a_definition_the_chunks_end_cuts_is_found_across_the_boundary_when_the_
     assert cues(head, "ekspor.\nPasal 4") == [("C = nilai\nkumulatif ekspor.", "legend", "D::0002")]
     # a next chunk that opens a new sentence does not go on with it: the entry is what its chunk holds
     assert cues(head, "Ekspor.\nPasal 4") == [("C = nilai\nkumulatif", "legend", None)]
+
+
+def test_a_notation_list_labels_dotted_identifiers():
+    text = ("   Option Fields\n\n       shift.cnt:   Window scale byte in the option.\n"
+            "       Rcv.Wind.Scale:  Receive window scale power\n")
+    assert [(parts(c)["term"], c.cue) for c in found(text)] == [("shift.cnt", "label"), ("Rcv.Wind.Scale", "label")]
+    assert found("See section 3.2. Then: the rest of it follows here.\n") == []

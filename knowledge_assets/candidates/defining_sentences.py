@@ -334,8 +334,6 @@ def features(text: str, start: int, end: int, cue: str, match: re.Match[str], te
         f"cue={cue}",
         f"predicate={predicate}",
         f"determiner={determiner or 'none'}",
-        f"term_words={_bucket(len(term_words), (1, 2, 3))}",
-        f"sentence_words={_bucket(len(sentence_words), (6, 15, 30, 60))}",
         "language=id" if predicate in _indonesian_predicates() else "language=en",
     ]
     flags = {

@@ -139,3 +139,15 @@ def test_training_on_the_development_corpus_reproduces_the_committed_scorer(corp
     assert written.read_text(encoding="utf-8") == COMMITTED.read_text(encoding="utf-8"), (
         f"{COMMITTED} is not what the code trains on the corpus; regenerate it from the project root with "
         "`knowledge-assets eval --corpus ../shared/corpus --train-scorer` and commit it")
+
+
+def test_each_document_is_scored_by_a_scorer_trained_without_it():
+    from knowledge_assets.evaluation.scorer_choice import held_out_counts
+
+    seen = [Sample({"genus": 1.0}, 1, 1.0)] * 4 + [Sample({"pronoun": 1.0}, 0, 1.0)] * 4
+    by_document = {stem: list(seen) for stem in "abcd"}
+    by_document["own"] = [Sample({"own_cue": 1.0}, 1, 1.0)] * 6 + [Sample({"pronoun": 1.0}, 0, 1.0)]
+    counts = held_out_counts(by_document, 0.9)
+    assert counts["a"] == (4, 4, 0)
+    # What only "own" shows is learned from "own" alone: held out, nothing of it is kept.
+    assert counts["own"] == (6, 0, 0)

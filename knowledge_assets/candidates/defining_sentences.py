@@ -44,6 +44,8 @@ from knowledge_assets.candidates.source import SourceChunk
 SUBJECT, NAMING, MARKED = "sentence_subject", "sentence_naming", "sentence_marked"
 LABEL, COLUMN, APPOSITION = "sentence_label", "sentence_column", "sentence_apposition"
 CUES = (SUBJECT, NAMING, MARKED, LABEL, COLUMN, APPOSITION)
+# The cues whose term the sentence names inside it (`called _x_`, `This "x" measures`).
+INTRODUCING_CUES = (NAMING, MARKED)
 _ENTRY_CUES = frozenset({LABEL, COLUMN})
 
 _MAX_SENTENCE_CHARS = 1200

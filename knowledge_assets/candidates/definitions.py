@@ -44,7 +44,13 @@ from functools import cache, partial
 from knowledge_assets.candidates.boundaries import across
 from knowledge_assets.candidates.column_definitions import column_definitions
 from knowledge_assets.candidates.defining_sentences import CUES as SENTENCE_CUES
-from knowledge_assets.candidates.defining_sentences import Found, document_context, sentence_candidates
+from knowledge_assets.candidates.defining_sentences import (
+    INTRODUCING_CUES,
+    Found,
+    document_context,
+    introduces_its_term,
+    sentence_candidates,
+)
 from knowledge_assets.candidates.definition_scorer import ABSTAINING, Scorer, current_scorer
 from knowledge_assets.candidates.lexicon import CONJUNCTIONS, STOPWORDS, STRUCTURE_WORDS
 from knowledge_assets.candidates.markup_definitions import MARKUP_FINDERS, MARKUP_GLOSSARY_CUES
@@ -105,6 +111,21 @@ def defining_sentence_samples(chunks: Sequence[SourceChunk]) -> list[Found]:
     samples: list[Found] = []
     _find_definitions(chunks, ABSTAINING, samples)
     return samples
+
+
+def introduced_terms(chunks: Sequence[SourceChunk]) -> list[Candidate]:
+    """The defining sentences that name their term in quotes or emphasis (`a metric type called
+    _histogram_`, `known as "delayed ACKs"`), kept by the scorer or not: the document itself
+    marks the term as one it introduces, which is evidence of a term whether or not the
+    sentence defines it (code spans name identifiers, not terms)."""
+    return [f.candidate for f in defining_sentence_samples(chunks)
+            if f.candidate.cue in INTRODUCING_CUES and _marked_as_term(f.candidate, chunks)]
+
+
+def _marked_as_term(candidate: Candidate, chunks: Sequence[SourceChunk]) -> bool:
+    text = next(c.text for c in chunks if c.chunk_id == candidate.chunk_id)
+    term = candidate.part("term")
+    return introduces_its_term(candidate, text) and term is not None and text[term.start - 1] != "`"
 
 
 def _find_definitions(chunks: Sequence[SourceChunk], scorer: Scorer = ABSTAINING,

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 from knowledge_assets.candidates.defining_sentences import CUES as SENTENCE_CUES
 from knowledge_assets.candidates.defining_sentences import introduces_its_term
-from knowledge_assets.candidates.definitions import find_definitions
+from knowledge_assets.candidates.definitions import find_definitions, introduced_terms
 from knowledge_assets.candidates.model import Candidate
 from knowledge_assets.candidates.source import SourceChunk
 from knowledge_assets.contracts import Chunk
@@ -52,6 +52,13 @@ def discover(chunks: list[Chunk], words_of: ChunkWords | None = None) -> Discove
     definitions = [d for d in find_definitions(source_chunks(chunks))
                    if d.cue not in SENTENCE_CUES or introduces_its_term(d, _candidate_text(by_id, d))]
     defined = [m for d in definitions for m in _defined_names(by_id[d.chunk_id], d)]
+    # A term the document introduces in quotes or emphasis is a term even where the scorer
+    # does not keep its sentence as a definition (D80).
+    named = {(m.chunk_id, m.start, m.end) for m in defined}
+    for d in introduced_terms(source_chunks(chunks)):
+        term = d.part("term")
+        if term is not None and (d.chunk_id, term.start, term.end) not in named:
+            defined.append(Mention.at(by_id[d.chunk_id], term.start, term.end, "defined"))
     for d in definitions:
         short, long, alias, term = d.part("abbreviation"), d.part("expansion"), d.part("alias"), d.part("term")
         if short and long:

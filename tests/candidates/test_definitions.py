@@ -283,3 +283,13 @@ def test_a_notation_list_labels_dotted_identifiers():
             "       Rcv.Wind.Scale:  Receive window scale power\n")
     assert [(parts(c)["term"], c.cue) for c in found(text)] == [("shift.cnt", "label"), ("Rcv.Wind.Scale", "label")]
     assert found("See section 3.2. Then: the rest of it follows here.\n") == []
+
+
+def test_a_term_named_in_emphasis_or_quotes_is_introduced_whether_or_not_its_sentence_is_kept():
+    from knowledge_assets.candidates.definitions import introduced_terms
+
+    text = ("The server counts observations in buckets, in the form of a metric type called _histogram_.\n\n"
+            "This kind of series is sometimes called a \"bucket series\".\n\n"
+            "The exported series is called `http_seconds_bucket` in the exposition.\n")
+    chunk = SourceChunk(chunk_id="D::0001", text=text)
+    assert [c.part("term").text for c in introduced_terms([chunk])] == ["histogram", "bucket series"]

@@ -104,7 +104,8 @@ def glossary_table_rows(chunk_id: str, text: str, heading_end: int = 0) -> list[
             if name is None or not _defines(text, definition_start, definition_end):
                 continue
             end = _before_next_definition(text, definition_start, definition_end)
-            found.append(_candidate(chunk_id, text, (term_start, end), (term_start, end), "glossary_table", name))
+            # The definition is its cell's text: the term cell and the pipe are table syntax.
+            found.append(_candidate(chunk_id, text, (term_start, end), (definition_start, end), "glossary_table", name))
     return found
 
 
@@ -128,8 +129,8 @@ def markup_labels(chunk_id: str, text: str, heading_end: int = 0) -> list[Candid
         if name is None or not _defines(text, body, item_end):
             continue
         end = _sentence_end(text, body, item_end)
-        found.append(_candidate(chunk_id, text, (match.start("emphasis"), end), (match.start("emphasis"), end),
-                                "markup_label", name))
+        # The definition is the text after the label: `**Term**:` is markup around the name.
+        found.append(_candidate(chunk_id, text, (match.start("emphasis"), end), (body, end), "markup_label", name))
     return found
 
 

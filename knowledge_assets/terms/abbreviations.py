@@ -38,7 +38,8 @@ _LEGEND = re.compile(
 _LEGEND_LONG_END = re.compile(r"[,;(]")
 _FORMULA_OPERATOR = re.compile(r"(?:^|\s)[x×*/+=−-](?:\s|$)|\d")
 # Where a long form may begin at the latest: the sentence or clause the parenthesis is in.
-_CLAUSE_BREAK = re.compile(r"[.!?:;)\]]\s|\n\s*\n")
+# A table's cell separator ends a clause too: a long form never reaches into the cell before.
+_CLAUSE_BREAK = re.compile(r"[.!?:;)\]]\s|\n\s*\n|\|")
 _MAX_SHORT_CHARS = 10
 
 

@@ -20,11 +20,12 @@ def test_a_glossary_table_defines_each_row_from_its_term_to_the_end_of_its_defin
     )
     standby, window = found(text)
     assert standby.cue == "glossary_table" and parts(standby)["term"] == "Warm standby"
-    assert parts(standby)["definition"] == (
-        "**Warm standby** | A second site that runs at reduced capacity until it takes over.")
+    # The definition is the cell's text; the candidate spans the row from the term cell.
+    assert parts(standby)["definition"] == "A second site that runs at reduced capacity until it takes over."
+    assert standby.text == "**Warm standby** | A second site that runs at reduced capacity until it takes over."
     assert (parts(window)["term"], parts(window)["abbreviation"], parts(window)["expansion"]) == (
         "Recovery window", "RW", "Recovery window")
-    assert parts(window)["definition"] == "Recovery window (RW)   |The longest time a restore may take."
+    assert parts(window)["definition"] == "The longest time a restore may take."
 
 
 def test_a_definition_cell_stops_where_it_goes_on_to_define_another_emphasised_term():
@@ -33,7 +34,7 @@ def test_a_definition_cell_stops_where_it_goes_on_to_define_another_emphasised_t
         "|Error allowance | The downtime a month may hold. *Burn pace* represents how fast the allowance is spent. |\n"
     )
     row, nested = found(text)
-    assert parts(row)["definition"] == "Error allowance | The downtime a month may hold."
+    assert parts(row)["definition"] == "The downtime a month may hold."
     assert (parts(nested)["term"], nested.cue) == ("Burn pace", "emphasised_subject")
     assert nested.text == "*Burn pace* represents how fast the allowance is spent."
 
@@ -59,9 +60,10 @@ def test_a_bulleted_bold_label_defines_its_term_with_the_first_sentence_of_the_i
     )
     forward, spare, saturation = found(text)
     assert [c.cue for c in (forward, spare, saturation)] == ["markup_label"] * 3
-    assert parts(forward)["definition"] == "**Roll forward:** Ship a corrected build over the faulty one."
+    assert parts(forward)["definition"] == "Ship a corrected build over the faulty one."
+    assert forward.text == "**Roll forward:** Ship a corrected build over the faulty one."
     assert (parts(spare)["term"], parts(spare)["alias"]) == ("Cold spare", "spare unit")
-    assert parts(saturation) == {"term": "Saturation", "definition": "**Saturation**: Share of a queue in use"}
+    assert parts(saturation) == {"term": "Saturation", "definition": "Share of a queue in use"}
 
 
 def test_a_bold_label_outside_a_bullet_list_defines_only_under_a_glossary_heading():

@@ -96,3 +96,10 @@ def test_clause_starts_found_once_are_those_of_a_search_stopping_at_each_positio
     text = "Pertama. Kedua: Biaya Tetap (BT) dan\n\n\nBiaya Variabel (BV); lalu (x) selesai.)\n"
     clause_start = _clause_starts(text)
     assert [clause_start(p) for p in range(len(text) + 1)] == [_clause_start(text, p) for p in range(len(text) + 1)]
+
+
+def test_a_long_form_in_a_table_cell_does_not_take_the_pipe_or_the_cell_before():
+    text = ("|Service-level indicator (SLI) | Aggregated to quantify an SLO value.        |\n"
+            "|Service-level agreement (SLA)     | A contractual agreement. |\n")
+    assert {(p.short, p.long) for p in find_abbreviation_pairs(text)} == {
+        ("SLI", "Service-level indicator"), ("SLA", "Service-level agreement")}

@@ -18,7 +18,7 @@ The canonical form is the document's own wording, chosen by a fixed rule, first 
 1. the most frequent long form (`Physical Availability` over `Physical of Availability`);
 2. the most frequent surface the document introduces the term with: a heading, a defining
    sentence or label, a formula's left side (`Unscheduled Breakdown`, not `breakdowns`);
-3. the most frequent abbreviation (`CMMS`);
+3. the most frequent abbreviation (`CMMS`), its singular before its plural (`SLO`, not `SLOs`);
 4. the most frequent surface.
 Frequency counts mentions of that exact surface (whitespace collapsed; never respelled);
 a tie goes to the surface the document uses first. Nothing here depends on the order the
@@ -107,6 +107,13 @@ def _joining_words() -> frozenset[str]:
     return frozenset(w.lower() for w in cues("definitions")["term_connectors"])
 
 
+def _singular_first(shorts: list[str]) -> list[str]:
+    """The short forms, an acronym's plural (`SLOs`) after its singular (`SLO`) when the
+    document writes both: the entry is headed by the singular, the plural stays a surface."""
+    present = set(shorts)
+    return sorted(shorts, key=lambda s: s.endswith("s") and s[:-1] in present)
+
+
 def _draft(
     doc_id: str,
     mentions: list[Mention],
@@ -126,7 +133,7 @@ def _draft(
     longs = tuple(s for s in surfaces if s in long_forms)
     # A word in capitals the cluster also holds in lowercase ("MENTERI", "Menteri") is shouted.
     folded = Counter(s.lower() for s in surfaces)
-    shorts = [s for s in surfaces if s in short_forms or (is_acronym(s) and folded[s.lower()] == 1)]
+    shorts = _singular_first([s for s in surfaces if s in short_forms or (is_acronym(s) and folded[s.lower()] == 1)])
     defining = {collapse(m.surface) for m in mentions if m.kind in _DEFINING_KINDS}
     introduced = [s for s in surfaces if s in defining]
     abbreviation = shorts[0] if shorts else None

@@ -108,3 +108,9 @@ def test_a_word_that_says_something_keeps_two_names_apart_a_joining_word_does_no
     found = clusters(text, ["Pemanasan lebih", "Pemanasan", "Zona sangat dingin", "Zona dingin", "Laju of Alir",
                             "Laju Alir"])
     assert sorted(len(c.surfaces) for c in found) == [1, 1, 1, 1, 2]
+
+
+def test_an_acronym_is_headed_by_its_singular_and_keeps_its_plural_as_a_surface():
+    text = "Service-level objective (SLO). Define SLOs early; SLOs guide alerts; SLOs and the SLO differ."
+    (cluster,) = clusters(text, ["Service-level objective", "SLO", "SLOs"], pairs=[("SLO", "Service-level objective")])
+    assert cluster.abbreviation == "SLO" and "SLOs" in cluster.surfaces

@@ -347,14 +347,27 @@ def _is_fragment(words: list[str]) -> bool:
         lowered[-1] in pack["dangling"]
         or lowered[0] in pack["clause_openers"]
         or any(w in pack["clause_words"] for w in lowered)
+        or _is_gerund_clause(lowered, pack)
     )
+
+
+_MIN_GERUND_LETTERS = 6
+
+
+def _is_gerund_clause(lowered: list[str], pack: dict[str, frozenset[str]]) -> bool:
+    """`Building a health model`, `Recommendations for defining targets`: a verb's -ing form
+    with its object's determiner after it, or a preposition before it, makes a clause (a task,
+    a section's title), not a name; `Blasting pattern` and `Loading time` stay names."""
+    gerunds = [i for i, w in enumerate(lowered) if len(w) >= _MIN_GERUND_LETTERS and w.endswith("ing")]
+    return any((i + 1 < len(lowered) and lowered[i + 1] in pack["gerund_followers"])
+               or (i > 0 and lowered[i - 1] in pack["gerund_leaders"]) for i in gerunds)
 
 
 @cache
 def _fragment_words() -> dict[str, frozenset[str]]:
     terms = cues("terms")
-    return {name: frozenset(w.lower() for w in terms.get(name, ())) for name in ("dangling", "clause_openers",
-                                                                                  "clause_words")}
+    names = ("dangling", "clause_openers", "clause_words", "gerund_followers", "gerund_leaders")
+    return {name: frozenset(w.lower() for w in terms.get(name, ())) for name in names}
 
 
 @cache

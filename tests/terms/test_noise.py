@@ -257,3 +257,15 @@ def test_a_pages_edge_lines_are_its_first_and_last_two_non_blank_lines(seed):
                    for _ in range(rng.randint(0, 30)))
     lines = [line for line in text.split("\n") if line.strip()]
     assert edge_lines(text) == lines[:2] + lines[-2:]
+
+
+def test_a_gerund_with_its_object_or_after_a_preposition_is_a_clause_not_a_name():
+    text = ("Building a health model | Recommendations for defining reliability targets | Blasting pattern | "
+            "Loading time | Error budget")
+    assert reasons(text) == {
+        "Building a health model": "fragment",
+        "Recommendations for defining reliability targets": "fragment",
+        "Blasting pattern": None,
+        "Loading time": None,
+        "Error budget": None,
+    }

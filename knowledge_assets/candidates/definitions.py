@@ -521,6 +521,7 @@ def _statutory(chunk_id: str, text: str, heading_end: int = 0) -> list[Candidate
     for copula in patterns["copula"].finditer(text, heading_end):
         for start in _clause_starts(text, copula.start(), heading_end):
             start, subject_end = _trimmed(text, start, copula.start())
+            start = _after_restated_title(text, start, subject_end)
             subject = text[start:subject_end]
             introducer = patterns["introducer"].search(subject)
             name_end = start + introducer.start() if introducer else subject_end
@@ -546,6 +547,18 @@ def _statutory(chunk_id: str, text: str, heading_end: int = 0) -> list[Candidate
             found.append(_candidate(chunk_id, text, start, end, cue, (start, name_end), short, long, gloss))
             break
     return found
+
+
+def _after_restated_title(text: str, start: int, end: int) -> int:
+    """Where the sentence's own subject starts when a title line before it names the same
+    thing (`a. Data Meteorologi` over `Data meteorologi merupakan …`): at the restatement."""
+    line_end = text.find("\n", start, end)
+    if line_end < 0:
+        return start
+    title, rest = text[start:line_end].split(), text[line_end:end].split()
+    if title and [w.lower() for w in title] == [w.lower() for w in rest]:
+        return _trimmed(text, line_end, end)[0]
+    return start
 
 
 def _explained(chunk_id: str, text: str, heading_end: int = 0) -> list[Candidate]:
@@ -629,6 +642,8 @@ _LABEL_LINE = re.compile(
     rf"(?m)^(?P<indent>[ \t]*)(?:{_LIST_MARKER}[ \t]+)?"
     rf"(?P<label>[^\s:][^:\n]{{0,90}}?)[ \t]*:(?P<after>[ \t]*)(?=\S|\n|$)"
 )
+# The rest of a reStructuredText role after its opening colon (`:math:` + backquote).
+_ROLE = re.compile(r"[\w.+-]+:`")
 # A definition opens with a word or a quote; `**` is bold metadata, a digit a value.
 _BODY_OPENING = re.compile(r"[^\W\d_]|[\"“'(]")
 # `OnAckReceived(ack, pn_space):` opens pseudocode; `Figure 1:` and `RFC 9002:` are captions.
@@ -649,6 +664,8 @@ def _labelled(chunk_id: str, text: str, heading_end: int = 0) -> list[Candidate]
         body_start = match.end()
         if text.startswith("//", body_start) or not _opens_entry(text, match) or label.count("(") != label.count(")"):
             continue
+        if not match.group("after") and _ROLE.match(text, body_start):
+            continue  # `calculate :math:`…``: the colon opens a reStructuredText role, no label ends there
         alone = text[body_start : body_start + 1] in ("\n", "")
         if alone:
             next_line = re.match(r"\n[ \t]*(?=\S)", text[body_start:])

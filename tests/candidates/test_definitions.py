@@ -293,3 +293,14 @@ def test_a_term_named_in_emphasis_or_quotes_is_introduced_whether_or_not_its_sen
             "The exported series is called `http_seconds_bucket` in the exposition.\n")
     chunk = SourceChunk(chunk_id="D::0001", text=text)
     assert [c.part("term").text for c in introduced_terms([chunk])] == ["histogram", "bucket series"]
+
+
+def test_a_title_line_restated_as_the_sentence_subject_is_not_part_of_the_term():
+    text = "diperlukan data masukan, antara lain:\na. Data Cuaca\nData cuaca merupakan data statistik jangka panjang arah angin.\n"
+    (candidate,) = found(text)
+    assert parts(candidate)["term"] == "Data cuaca"
+    assert candidate.text == "Data cuaca merupakan data statistik jangka panjang arah angin."
+
+
+def test_a_restructuredtext_role_is_no_label():
+    assert found("3. calculate :math:`MTBF_c = \\frac{T}{n}`. This is the point on the plot.\n") == []

@@ -94,13 +94,15 @@ _MARKUP = re.compile(r"\{\{\{|<su[bp]>|\*")
 _AYAT_NUMBER = re.compile(r"[ \t]*(?:[(l]?\d{1,2}[)l1]?[ \t]+)?")
 
 
-def find_definitions(chunks: Sequence[SourceChunk]) -> list[Candidate]:
+def find_definitions(chunks: Sequence[SourceChunk], samples: list[Found] | None = None) -> list[Candidate]:
     """Every definition candidate of the chunks, in document order, never two for one span.
     A definition that runs on into the next chunk, the text there going on in lowercase, is
-    found across the boundary (`candidates.boundaries`, D56) in place of its cut halves."""
+    found across the boundary (`candidates.boundaries`, D56) in place of its cut halves.
+    `samples`, when given, receives every defining-sentence candidate met on the way, kept by
+    the scorer or not (what `introduced_terms` reads)."""
     scorer = current_scorer()
     find = partial(_find_definitions, scorer=scorer)
-    return across(chunks, find, find(chunks))
+    return across(chunks, find, _find_definitions(chunks, scorer, samples))
 
 
 def defining_sentence_samples(chunks: Sequence[SourceChunk]) -> list[Found]:
@@ -113,17 +115,18 @@ def defining_sentence_samples(chunks: Sequence[SourceChunk]) -> list[Found]:
     return samples
 
 
-def introduced_terms(chunks: Sequence[SourceChunk]) -> list[Candidate]:
-    """The defining sentences that name their term in quotes or emphasis (`a metric type called
-    _histogram_`, `known as "delayed ACKs"`), kept by the scorer or not: the document itself
-    marks the term as one it introduces, which is evidence of a term whether or not the
-    sentence defines it (code spans name identifiers, not terms)."""
-    return [f.candidate for f in defining_sentence_samples(chunks)
-            if f.candidate.cue in INTRODUCING_CUES and _marked_as_term(f.candidate, chunks)]
+def introduced_terms(chunks: Sequence[SourceChunk], samples: Sequence[Found]) -> list[Candidate]:
+    """Of the defining sentences `samples` holds (`find_definitions`), those that name their
+    term in quotes or emphasis (`a metric type called _histogram_`, `known as "delayed
+    ACKs"`), kept by the scorer or not: the document itself marks the term as one it
+    introduces, which is evidence of a term whether or not the sentence defines it (code spans
+    name identifiers, not terms)."""
+    texts = {chunk.chunk_id: chunk.text for chunk in chunks}
+    return [f.candidate for f in samples
+            if f.candidate.cue in INTRODUCING_CUES and _marked_as_term(f.candidate, texts[f.candidate.chunk_id])]
 
 
-def _marked_as_term(candidate: Candidate, chunks: Sequence[SourceChunk]) -> bool:
-    text = next(c.text for c in chunks if c.chunk_id == candidate.chunk_id)
+def _marked_as_term(candidate: Candidate, text: str) -> bool:
     term = candidate.part("term")
     return introduces_its_term(candidate, text) and term is not None and text[term.start - 1] != "`"
 

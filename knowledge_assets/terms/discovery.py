@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from knowledge_assets.candidates.defining_sentences import CUES as SENTENCE_CUES
+from knowledge_assets.candidates.defining_sentences import Found
 from knowledge_assets.candidates.defining_sentences import introduces_its_term
 from knowledge_assets.candidates.definitions import find_definitions, introduced_terms
 from knowledge_assets.candidates.model import Candidate
@@ -49,13 +50,15 @@ def discover(chunks: list[Chunk], words_of: ChunkWords | None = None) -> Discove
     # The general recogniser's sentences define the document's terms and name none of their own
     # (D79), unless the document marks the term as introduced (quotes, emphasis): a term comes
     # from the funnel's evidence, a definition may then attach to it.
-    definitions = [d for d in find_definitions(source_chunks(chunks))
+    sources = source_chunks(chunks)
+    sentences: list[Found] = []
+    definitions = [d for d in find_definitions(sources, sentences)
                    if d.cue not in SENTENCE_CUES or introduces_its_term(d, _candidate_text(by_id, d))]
     defined = [m for d in definitions for m in _defined_names(by_id[d.chunk_id], d)]
     # A term the document introduces in quotes or emphasis is a term even where the scorer
     # does not keep its sentence as a definition (D80).
     named = {(m.chunk_id, m.start, m.end) for m in defined}
-    for d in introduced_terms(source_chunks(chunks)):
+    for d in introduced_terms(sources, sentences):
         term = d.part("term")
         if term is not None and (d.chunk_id, term.start, term.end) not in named:
             defined.append(Mention.at(by_id[d.chunk_id], term.start, term.end, "defined"))

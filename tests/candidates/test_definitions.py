@@ -292,7 +292,9 @@ def test_a_term_named_in_emphasis_or_quotes_is_introduced_whether_or_not_its_sen
             "This kind of series is sometimes called a \"bucket series\".\n\n"
             "The exported series is called `http_seconds_bucket` in the exposition.\n")
     chunk = SourceChunk(chunk_id="D::0001", text=text)
-    assert [c.part("term").text for c in introduced_terms([chunk])] == ["histogram", "bucket series"]
+    samples = []
+    find_definitions([chunk], samples)
+    assert [c.part("term").text for c in introduced_terms([chunk], samples)] == ["histogram", "bucket series"]
 
 
 def test_a_title_line_restated_as_the_sentence_subject_is_not_part_of_the_term():

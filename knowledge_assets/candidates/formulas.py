@@ -108,7 +108,9 @@ _CODE_LINE = re.compile(rf"[ \t]*(?P<lhs>{_CODE_LHS})[ \t]*(?P<op>{_ASSIGN}|{_CO
 _LIST_MARKER = r"(?:[-•*]|\(?\d{1,3}[.)]|\(?[a-z][.)])[ \t]+"
 _NAME_LINE = re.compile(rf"[ \t]*(?:{_LIST_MARKER})?(?P<lhs>[∆Δ]?{_WORD}[^\s=]*(?:[ \t]+[^\s=]+)*?)"
                         rf"[ \t]+(?P<op>=|<-|:=|←)[ \t]+(?P<rhs>\S.*?)[ \t]*")
-_NAME_WORD = re.compile(rf"[(∆Δ]?{_WORD}[\w/&.'\"()\-%]*|\([^()\s]{{1,12}}\)['′″]*")
+_NAME_WORD = re.compile(rf"[(∆Δ]?{_WORD}[\w/&.'\"()\[\],\-%]*|[(\[][^()\[\]\s]{{1,12}}[)\]]['′″]*")
+# An argument list or an index, its spaces dropped: `Lane (i, j)` names one thing, `Lane (i,j)`.
+_ARGUMENTS = re.compile(r"[(\[][^()\[\]\n]{1,24}[)\]]")
 # A function's name set tight against `=`: `ROTL n(x)=(x << n) ∨ (x >> w - n)`.
 _CALL_NAME_LINE = re.compile(rf"[ \t]*(?P<lhs>{_WORD}\w*(?:[ \t]{{1,2}}{_WORD}\w*)?\([^()\n]*\))(?P<op>=)(?=\S)"
                              rf"(?P<rhs>.*?)[ \t]*")
@@ -119,7 +121,8 @@ _CODE_IDENTIFIER = re.compile(rf"{_WORD}\w*(?:_\w+|[a-z][A-Z]\w*|\d\w*)")
 _CONTROL = re.compile(r"[ \t]*(?:if|else|elif|for|foreach|while|return|do|switch|case)\b")
 
 # Arithmetic, and the bitwise/logical operators of standards' specifications (`⊕`, `∧`, `∨`, `<<`).
-_SPACED_OPERATOR = r"(?:<<|>>|[+\-−–*/×÷^%·⋅∙⊕∧∨])"
+# `||` concatenates (bit strings in a cryptographic standard, `Lane (0, j) || Lane (1, j)`).
+_SPACED_OPERATOR = r"(?:<<|>>|\|\||[+\-−–*/×÷^%·⋅∙⊕∧∨])"
 _GLUED_OPERATOR = re.compile(r"(?<=[\w)\]'])[+\-−*/×÷^·⋅∙⊕∧∨](?=[\w(\\])")
 _GLUED_TIMES = re.compile(r"(?<=[A-Z0-9)\]])x(?=[A-Z0-9(])")
 _MATH_CALL = re.compile(r"(?<![\w.])(?:[a-z][a-z0-9_]*|[A-Z]{1,3})\([^()]*\w[^()]*\)")
@@ -560,7 +563,7 @@ class _Reader:
         return _Found(match.start("lhs"), rhs[1], "assignment", match.span("lhs"), rhs), last + 1
 
     def _is_name(self, lhs: str) -> bool:
-        words = lhs.split()
+        words = _ARGUMENTS.sub(lambda arguments: "".join(arguments.group().split()), lhs).split()
         return 0 < len(words) <= _MAX_NAME_WORDS and words[0] not in self.multiply_words \
             and all(_NAME_WORD.fullmatch(w) for w in words)
 

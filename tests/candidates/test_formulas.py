@@ -448,3 +448,10 @@ def test_a_formula_that_ends_on_its_chunk_is_not_joined_to_the_next():
     # A percent sign at the line end is a postfix: the formula ends there, the next heading is not its operand.
     [candidate] = across("Uptime is computed as:\nUptime = Run / Plan x 100%", "4.2. Downtime")
     assert candidate.text == "Uptime = Run / Plan x 100%" and candidate.next_chunk_id is None
+
+
+def test_concatenation_and_a_left_side_with_arguments_or_an_index_make_an_assignment():
+    text = ("define the string Lane (i, j) by\n\nLane (i, j) = A[i, j, 0] || A[i, j, 1] || A[i, j, w-1].\n\n"
+            "KECCAK-f [b] = KECCAK-p[b, 12 + 2l].\n")
+    assert texts(text) == [
+        "Lane (i, j) = A[i, j, 0] || A[i, j, 1] || A[i, j, w-1]", "KECCAK-f [b] = KECCAK-p[b, 12 + 2l]"]

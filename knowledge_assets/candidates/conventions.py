@@ -83,7 +83,8 @@ CONVENTIONS: tuple[Convention, ...] = (
     Convention("formula", "numbered_equation", _STD, "an equation numbered at the margin, `(4.6)`"),
     Convention("formula", "congruence", _STD, "a congruence around `≡` (`l + 1 + k ≡ 448 mod 512`)"),
     Convention("formula", "tariff_cell", _REG, "a tariff table's formula cell after `Rp`/`USD`, flattened"),
-    Convention("formula", "code_span", _MD, "an equation in an inline code span, `` `X = expr` ``"),
+    Convention("formula", "code_span", _MD, "an equation in an inline code span or a math role "
+               "(`` `X = expr` ``, `` :math:`X = …` ``)"),
     Convention("formula", "prose_expression", _MD, "a symbolic expression in parentheses inside prose"),
     Convention("rule", "conditional", _ALL, "a sentence opened by `If/When/Apabila/Jika …`"),
     Convention("rule", "dalam_hal", _REG, "`Dalam hal …, (maka) …`"),

@@ -138,6 +138,9 @@ _SPACED_TAIL = r"(?:[A-Z0-9(]|[a-z](?![a-z]))[\w()\[\]*/+\-^.'×]*"
 _INLINE = re.compile(rf"(?<![\w.@/?&=-])(?P<lhs>{_CODE_LHS})=(?P<rhs>{_TIGHT_OPERAND}"
                      rf"(?:[ ]{{1,2}}[+\-−*/×][ ]{{1,2}}{_SPACED_TAIL})*)")
 _CODE_SPAN = re.compile(r"(?<!`)`(?P<body>[^`\n]+)`(?!`)")
+# A reStructuredText math role before a code span's backquote, and the one equation it holds.
+_MATH_ROLE = ":math:"
+_ROLE_EQUATION = re.compile(r"([^=<>]*[^\s=<>])\s*=\s*([^=\s][^=]*)")
 # An operand of an expression in prose: a symbol, `N`, `L1`, `Wt` — a word is prose.
 _PROSE_SYMBOL = re.compile(rf"{_WORD}(?:\d{{1,2}}|[^\W\d_]?\d?)'?")
 _TRAILING_NOTE = re.compile(r"\s\([^()]*\)$")
@@ -706,13 +709,21 @@ class _Reader:
             yield _Found(start, end, "display")
 
     def code_spans(self) -> Iterator[_Found]:
-        """An assignment set as inline code in Markdown prose: `` `MTTR = Downtime / Incidents` ``."""
+        """An assignment set as inline code in Markdown prose: `` `MTTR = Downtime / Incidents` ``;
+        or any equation a math role marks (reStructuredText `` :math:`DFI_C = \\frac{1}{DMTBF_C}` ``):
+        the markup is the evidence, so its right side need not look like an expression."""
         for index in range(len(self.lines)):
             if not self.free(index):
                 continue
             for match in _CODE_SPAN.finditer(self.text, *self.lines[index]):
                 start, end = _strip(self.text, *match.span("body"))
                 body = self.text[start:end]
+                if self.text.endswith(_MATH_ROLE, 0, match.start()):
+                    if (equation := _ROLE_EQUATION.fullmatch(body)) is not None:
+                        self.spans.append((start, end))
+                        lhs, rhs = (_strip(self.text, start + a, start + b) for a, b in equation.regs[1:3])
+                        yield _Found(start, end, "code_span", lhs, rhs)
+                    continue
                 if ";" in body or _CONTROL.match(body):
                     continue
                 assignment = _NAME_LINE.fullmatch(self.text, start, end)

@@ -455,3 +455,9 @@ def test_concatenation_and_a_left_side_with_arguments_or_an_index_make_an_assign
             "KECCAK-f [b] = KECCAK-p[b, 12 + 2l].\n")
     assert texts(text) == [
         "Lane (i, j) = A[i, j, 0] || A[i, j, 1] || A[i, j, w-1]", "KECCAK-f [b] = KECCAK-p[b, 12 + 2l]"]
+
+
+def test_an_equation_a_math_role_marks_is_a_formula_whatever_its_right_side():
+    text = "3. calculate :math:`DFI_C = \\frac{1}{DMTBF_C}` and :math:`\\alpha = m`; let the last time be :math:`T`.\n"
+    assert texts(text) == ["DFI_C = \\frac{1}{DMTBF_C}", "\\alpha = m"]
+    assert texts("the test :math:`x == y` holds\n") == []

@@ -14,10 +14,11 @@ Model: scikit-learn's logistic regression (liblinear, L2 with C = `REGULARISATIO
 deterministic for the same samples in the same order. C = 0.3, and features without length
 buckets (the term's and the sentence's word counts told genres apart, not definitions), were
 chosen by `python -m knowledge_assets.evaluation.scorer_choice`, which scores each document
-with a scorer trained without it: kept right 109 -> 119 of 164, kept wrong 16 -> 14 (D79). The threshold is chosen for precision on predictions for documents the
-model did not see (grouped cross-validation by document inside the training documents): the
-lowest probability at which the held-out precision reaches `TARGET_PRECISION`, counted as the
-corpus scorer counts definition precision, over candidates that name a gold term. Weights are
+with a scorer trained without it: kept right 109 -> 119 of 164, kept wrong 16 -> 14 (D79).
+The threshold is chosen for precision on predictions for documents the model did not see
+(grouped cross-validation by document inside the training documents): the lowest probability
+at which the held-out precision reaches `TARGET_PRECISION`, counted as the corpus scorer
+counts definition precision, over candidates that name a gold term. Weights are
 rounded to 6 decimals, so the committed file is reproduced byte for byte.
 
 scikit-learn is needed to train only (the `train` extra); scoring is a sum of weights.

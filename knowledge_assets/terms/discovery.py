@@ -7,8 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from knowledge_assets.candidates.defining_sentences import CUES as SENTENCE_CUES
-from knowledge_assets.candidates.defining_sentences import Found
-from knowledge_assets.candidates.defining_sentences import introduces_its_term
+from knowledge_assets.candidates.defining_sentences import Found, introduces_its_term
 from knowledge_assets.candidates.definitions import find_definitions, introduced_terms
 from knowledge_assets.candidates.model import Candidate
 from knowledge_assets.candidates.source import SourceChunk

@@ -298,7 +298,8 @@ def test_a_term_named_in_emphasis_or_quotes_is_introduced_whether_or_not_its_sen
 
 
 def test_a_title_line_restated_as_the_sentence_subject_is_not_part_of_the_term():
-    text = "diperlukan data masukan, antara lain:\na. Data Cuaca\nData cuaca merupakan data statistik jangka panjang arah angin.\n"
+    text = ("diperlukan data masukan, antara lain:\na. Data Cuaca\n"
+            "Data cuaca merupakan data statistik jangka panjang arah angin.\n")
     (candidate,) = found(text)
     assert parts(candidate)["term"] == "Data cuaca"
     assert candidate.text == "Data cuaca merupakan data statistik jangka panjang arah angin."

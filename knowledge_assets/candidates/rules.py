@@ -575,16 +575,42 @@ def _rate_tier(found: _Cues, text: str, start: int, end: int) -> _Reading | None
     quantity with an amount, through its unit (`per ton`), is the condition; the rate that
     follows on the line, a number first, is the consequence."""
     comparison = found.comparison_operator.search(text, start, end)
-    unit = comparison and found.rate_unit.search(text, comparison.end(), end)
     # the unit stands after a space or is glued to its amount (`USD90per ton`), not inside a word
-    if not unit or not re.search(r"\d", text[start:unit.start()]) or text[unit.start() - 1] not in _AMOUNT_END:
+    units = [u for u in (found.rate_unit.finditer(text, comparison.end(), end) if comparison else ())
+             if re.search(r"\d", text[start:u.start()]) and text[u.start() - 1] in _AMOUNT_END]
+    if not units:
         return None
+    # A range (`> USD 70 per ton sampai dengan < USD 120 per ton, (tarif 18% …)`) runs to the
+    # unit its parenthesised rate follows.
+    for unit in units:
+        if (group := _rate_group(text, unit.end(), end)) is not None:
+            return _reading(text, "rate_tier", condition=(start, unit.end()), consequence=group)
+    unit = units[0]
     line_end = text.find("\n", unit.end(), end)
     rate = (unit.end(), end if line_end == -1 else line_end)
     words = text[rate[0]:rate[1]].split()
     if not words or not re.search(r"\d", words[0]) or len(words) > _MAX_AMOUNT_WORDS:
         return None
     return _reading(text, "rate_tier", condition=(start, unit.end()), consequence=rate)
+
+
+# The rate of a row set in parentheses after the unit, on its line or the next:
+# `HBA < USD 70 per ton,\n(tarif 15% (lima belas persen) dikalikan harga jual)`.
+_RATE_GROUP = re.compile(r"[ \t]*,?\s*\((?=[^\W\d_]+\s+\d)")
+
+
+def _rate_group(text: str, start: int, end: int) -> tuple[int, int] | None:
+    """The bounds of a parenthesised rate right after a row's unit, its brackets balanced
+    within the row, a number among its first two words."""
+    opening = _RATE_GROUP.match(text, start, end)
+    if opening is None:
+        return None
+    depth = 0
+    for position in range(opening.end() - 1, end):
+        depth += {"(": 1, ")": -1}.get(text[position], 0)
+        if depth == 0:
+            return opening.end() - 1, position + 1
+    return None
 
 
 def _contrast(found: _Cues, text: str, start: int, end: int) -> list[_Reading]:

@@ -397,6 +397,17 @@ def test_rate_schedule_rows_compare_a_quantity_through_its_unit():
     assert rules_in("Limits:\na) load < 5 per node plus overhead\n") == []
 
 
+def test_a_rate_set_in_parentheses_after_the_unit_is_the_rows_consequence():
+    text = ("dihitung berdasarkan formula:\na) HBA < USD 70 (tujuh puluh) per ton,\n(tarif 15% (lima belas persen) "
+            "dikalikan\nharga jual) dikurangi tarif iuran;\nb) HBA > USD 70 per ton\nsampai dengan < USD 120 per ton, "
+            "(tarif 18% (delapan\n"
+            "belas persen) dikalikan harga jual)\ndikurangi tarif iuran;\n")
+    assert pairs_of(text, "rate_tier") == [
+        ("HBA < USD 70 (tujuh puluh) per ton", "(tarif 15% (lima belas persen) dikalikan\nharga jual)"),
+        ("HBA > USD 70 per ton\nsampai dengan < USD 120 per ton",
+         "(tarif 18% (delapan\nbelas persen) dikalikan harga jual)")]
+
+
 def test_flattened_tariff_rows_pair_each_case_label_with_its_cell():
     text = ("A. Denda dalam hal pemegang izin terlambat melapor per\nlaporanRp 100.000,00\n"
             "per kasusRp[Tarif x\n2 (dua kali)]B. Denda dalam hal pemegang izin tidak melapor\n"

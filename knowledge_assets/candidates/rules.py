@@ -82,6 +82,7 @@ from dataclasses import dataclass, replace
 from functools import cache
 
 from knowledge_assets.candidates.boundaries import across
+from knowledge_assets.candidates.lexicon import CONJUNCTIONS
 from knowledge_assets.candidates.model import Candidate, span
 from knowledge_assets.candidates.model import trim as _trim
 from knowledge_assets.candidates.packs import cues
@@ -806,6 +807,10 @@ def _condition_after(found: _Cues, text: str, start: int, end: int) -> _Reading 
     if not candidates:
         return None
     cue_match, cue = min(candidates, key=lambda item: item[0].start())
+    if _coordinated(text, start, cue_match.start()):
+        # `… kecuali diizinkan oleh BAPETEN atau dalam hal keadaan darurat`: the condition is
+        # one of two alternatives; split here, the consequence would end on a dangling `atau`.
+        return None
     clause_start = start
     for separator in found.separator.finditer(text, start, cue_match.start()):
         clause_start = separator.end()
@@ -813,6 +818,12 @@ def _condition_after(found: _Cues, text: str, start: int, end: int) -> _Reading 
     condition_end = end if clause_end == -1 else clause_end
     return _reading(text, cue, condition=(cue_match.start(), condition_end),
                     consequence=(clause_start, cue_match.start()))
+
+
+def _coordinated(text: str, start: int, position: int) -> bool:
+    """Whether the words before `position` end on a coordinating conjunction (`atau`, `or`)."""
+    before = text[start:position].split()
+    return bool(before) and before[-1].lower() in CONJUNCTIONS
 
 
 def _circumstance(found: _Cues, text: str, start: int, end: int) -> _Reading | None:

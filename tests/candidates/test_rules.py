@@ -486,3 +486,9 @@ def test_a_rule_across_a_chunk_boundary_is_read_through_its_layout_too():
     assert first.text[head[0]:head[1]].startswith("If the reservoir") and first.text[head[1] - 3:head[1]] == "and"
     assert second.text[tail[0]:tail[1]] == "lower outlet gates."
     assert parts(rule)["consequence"].endswith("lower outlet gates")
+
+
+def test_a_condition_coordinated_with_the_clause_before_it_is_not_split_off():
+    text = "Ventilasi harus dioperasikan terus-menerus, dan tidak boleh diubah kecuali diizinkan oleh BAPETEN atau " \
+           "dalam hal keadaan darurat.\n"
+    assert not any((r.part("consequence") or r).text.rstrip().endswith("atau") for r in rules_in(text))

@@ -248,10 +248,12 @@ def _is_column_term(term: str) -> bool:
 
 def _is_definition(term: str, body: str) -> bool:
     """A definition opens capitalised and says something in words; an acronym's spelled-out
-    name (`SHA   Secure Hash Algorithm.`) is not one."""
+    name (`SHA   Secure Hash Algorithm.`) and a cross-reference (`See digest.`) are not one."""
     words = re.findall(r"[^\W\d_][\w'’-]*", body)
     if not _BODY_OPENING.match(body) or len(words) < _MIN_BODY_WORDS:
         return False
+    if re.match(rf"(?:{'|'.join(map(re.escape, _cue_words('references')))})\b", body.lower()):
+        return False  # `hash value   See digest.`: a cross-reference to another entry
     return not _spells_out(term, words)
 
 

@@ -166,3 +166,10 @@ def test_appositive_definitions_of_a_new_term():
 ])
 def test_a_subordinate_clause_or_a_definite_noun_is_no_apposition(text):
     assert found_by("appositive", text) == []
+
+
+def test_a_glossary_row_that_refers_to_another_entry_defines_nothing():
+    text = ("hash value          See digest.\n\n"
+            "digest              The output of a cryptographic hash function.\n")
+    assert [(cue, term) for cue, term, _ in entries(text, heading_path=["2.1 Terms and Acronyms"])] == [
+        ("column", "digest")]

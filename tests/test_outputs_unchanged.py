@@ -27,16 +27,16 @@ DIGESTS = {
     "parsed_pages": "10:1a4280967b603ceb",
     "parsed_chunks": "57:90e38f5b81587b90",
     "term_mentions": "809:37e96205d852d42d",
-    "term_clusters": "120:f7198dd5a3555321",
+    "term_clusters": "120:436bf83eaf9eab14",  # `KPI` heads its entry, not `KPIs` (D80)
     "llm_usage": "12:459fe7576232b68c",  # rule and formula batches sized by candidate window (D49)
     "llm_cache": "0:e3b0c44298fc1c14",
     "formulas": "30:7338de27907d57c9",
-    "glossary": "120:09013c12508ee249",  # `Standby eksternal` defined by the general recogniser (D79)
+    "glossary": "120:32233dd4328b01d3",  # `Standby eksternal` defined by the general recogniser (D79)
     "rules": "69:f161efca6dedd3aa",  # rule_type by the contract's meaning (D51)
     "domain_context": "2:471cdc2125cc856e",
-    "review_queue": "120:bdfd4878ede31120",
+    "review_queue": "120:3fcd830ca64ce782",
     "rejected_fields": "0:e3b0c44298fc1c14",
-    "glossary_versions": "120:e675d574de5f5dc9",
+    "glossary_versions": "120:abfbf7c11a6b9514",
     "knowledge_reviews": "0:e3b0c44298fc1c14",
     "approved_knowledge": "0:e3b0c44298fc1c14",
     "eval_scores": "2:a114e6f4b9e4d4ac",  # SKT-STD-PRM-001 definition precision 0.95 (D79)

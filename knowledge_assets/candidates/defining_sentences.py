@@ -52,6 +52,9 @@ _MAX_SENTENCE_CHARS = 1200
 _MAX_TERM_WORDS = 6
 _MAX_NAMED_WORDS = 4
 _MARKS = ('"', "“", "*", "_", "`")
+# A label's or column's body says something in two words at least, up to its sentence's end.
+_MIN_ENTRY_WORDS = 2
+_BODY_END = re.compile(r"[.;](?:\s|$)|\n[ \t]*\n")
 _LOOK_AHEAD = 160  # how far past the predicate an announced list or an enumeration is looked for
 _MAX_ENUMERATED_WORDS = 4
 
@@ -232,7 +235,8 @@ def find_in_sentence(chunk_id: str, text: str, start: int, end: int, context: Co
 
 def _names_a_term(cue: str, match: re.Match[str]) -> bool:
     """Whether the match names something at all: a term holds a letter, opens with no function
-    word or discourse label (`Contoh:`, `Note:`) and holds no comparison (`MF kurang dari 1`);
+    word, discourse label (`Contoh:`, `Note:`) or question word (`Why it matters:`) and holds
+    no comparison (`MF kurang dari 1`);
     an anaphoric subject (`These words represent …`) refers back to a term rather than naming
     one, unless it quotes or emphasises it (`This "bandwidth*delay product" measures …`); a symbol's name in
     apposition is words, not a list of symbols (`a, b, c, …, h`); a predicate or label that
@@ -242,7 +246,7 @@ def _names_a_term(cue: str, match: re.Match[str]) -> bool:
     if not any(c.isalpha() for c in term) or term.split()[0].lower() in STOPWORDS:
         return False  # a name holds a letter and never opens with a function word (`and newest …`)
     words = [w.lower() for w in term.split()]
-    if words[0] in _word_set("discourse_labels") or any(
+    if words[0].strip("*_") in _word_set("discourse_labels") | _word_set("interrogatives") or any(
             f" {phrase} " in f" {' '.join(words)} " for phrase in _word_set("comparisons")):
         return False  # `Contoh perhitungan:`, `MF kurang dari 1 berarti …` name no term
     following = match.string[match.end("pred") : match.end("pred") + _LOOK_AHEAD].lstrip()
@@ -256,6 +260,8 @@ def _names_a_term(cue: str, match: re.Match[str]) -> bool:
         return False  # `Material lunak: 90% …`, `X adalah dua kali lipat` state a value
     if cue in _ENTRY_CUES and _is_enumeration(following):
         return False  # `Standby cuaca: hujan, jalan licin, kabut, …` lists a class's members
+    if cue in _ENTRY_CUES and len(_WORD.findall(_BODY_END.split(following, 1)[0])) < _MIN_ENTRY_WORDS:
+        return False  # `Gangguan jalan: licin.`: one word is a list item's value, too short to define
     if cue == SUBJECT and (match.group("det") or "").lower() in _word_set("anaphoric_determiners"):
         return term[:1] in "\"“*_`"
     if cue == APPOSITION:

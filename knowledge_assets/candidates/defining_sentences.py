@@ -52,8 +52,8 @@ _MAX_SENTENCE_CHARS = 1200
 _MAX_TERM_WORDS = 6
 _MAX_NAMED_WORDS = 4
 _MARKS = ('"', "“", "*", "_", "`")
-# A label's or column's body says something in two words at least, up to its sentence's end.
-_MIN_ENTRY_WORDS = 2
+# A label's or column's body says something in three words at least, up to its sentence's end.
+_MIN_ENTRY_WORDS = 3
 _BODY_END = re.compile(r"[.;](?:\s|$)|\n[ \t]*\n")
 _LOOK_AHEAD = 160  # how far past the predicate an announced list or an enumeration is looked for
 _MAX_ENUMERATED_WORDS = 4
@@ -261,7 +261,7 @@ def _names_a_term(cue: str, match: re.Match[str]) -> bool:
     if cue in _ENTRY_CUES and _is_enumeration(following):
         return False  # `Standby cuaca: hujan, jalan licin, kabut, …` lists a class's members
     if cue in _ENTRY_CUES and len(_WORD.findall(_BODY_END.split(following, 1)[0])) < _MIN_ENTRY_WORDS:
-        return False  # `Gangguan jalan: licin.`: one word is a list item's value, too short to define
+        return False  # `Gangguan jalan: licin.`, `cuaca: hujan, kabut;`: a list item's value, not a definition
     if cue == SUBJECT and (match.group("det") or "").lower() in _word_set("anaphoric_determiners"):
         return term[:1] in "\"“*_`"
     if cue == APPOSITION:

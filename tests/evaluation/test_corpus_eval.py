@@ -29,18 +29,18 @@ CORPUS_DIGESTS = {
     "parsed_documents": "24:22c1f379b05b38f9",
     "parsed_pages": "249:324a57bba689c662",
     "parsed_chunks": "1809:6a9a39e9780a1168",
-    "term_mentions": "21549:dadcdef3a34cbea7",  # terms a kept sentence marks as introduced (D79)
-    "term_clusters": "2710:5f6413b3dc6429b7",
+    "term_mentions": "21540:bfe78423a905297a",  # terms a kept sentence marks as introduced (D79)
+    "term_clusters": "2703:d5ea5d16beb4827c",
     "llm_usage": "196:0780e743e9435ea5",
     "llm_cache": "0:e3b0c44298fc1c14",
     "formulas": "219:ae6c1f1cb4552f6e",
-    "glossary": "2710:326733c746959d1a",  # defining sentences kept by the learned scorer (D79)
+    "glossary": "2703:e8cb3932dccf9bf2",  # defining sentences kept by the learned scorer (D79)
     "rules": "1151:64ddeaddf70f9a8c",
-    "domain_context": "24:3755f6e0992f7422",
-    "review_queue": "2710:9d7f8e803c5b8936",
+    "domain_context": "24:f8222303a9d5a8e5",
+    "review_queue": "2703:eb900ad847627745",
     "rejected_fields": "12:57feca6999ff81b0",
     "kept_rows": "0:e3b0c44298fc1c14",
-    "glossary_versions": "2710:f14cd649c781299c",
+    "glossary_versions": "2703:3790d3a2dbb14f41",
     "knowledge_reviews": "0:e3b0c44298fc1c14",
     "approved_knowledge": "0:e3b0c44298fc1c14",
     "eval_scores": "24:9d8b66d666091ca1",

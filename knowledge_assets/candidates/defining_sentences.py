@@ -260,11 +260,8 @@ def _names_a_term(cue: str, match: re.Match[str]) -> bool:
         return False  # `Material lunak: 90% …`, `X adalah dua kali lipat` state a value
     if cue in _ENTRY_CUES and _is_enumeration(following):
         return False  # `Standby cuaca: hujan, jalan licin, kabut, …` lists a class's members
-    body = _WORD.findall(_BODY_END.split(following, 1)[0])
-    if cue in _ENTRY_CUES and len(body) < _MIN_ENTRY_WORDS:
+    if cue in _ENTRY_CUES and len(_WORD.findall(_BODY_END.split(following, 1)[0])) < _MIN_ENTRY_WORDS:
         return False  # `Gangguan jalan: licin.`, `cuaca: hujan, kabut;`: a list item's value, not a definition
-    if cue in _ENTRY_CUES and all(w[0].isupper() for w in body if w.lower() not in STOPWORDS):
-        return False  # `title: Pacing for Fast Networks`, `MTBF: Mean Time Between Failures`: a name
     if cue == SUBJECT and (match.group("det") or "").lower() in _word_set("anaphoric_determiners"):
         return term[:1] in "\"“*_`"
     if cue == APPOSITION:

@@ -161,7 +161,7 @@ def _find_definitions(chunks: Sequence[SourceChunk], scorer: Scorer = ABSTAINING
             if samples is not None:
                 samples += [Found(_in_original(f.candidate, reading, chunk.text), f.features) for f in sentence]
             asked = [f for f in sentence if not any(_overlaps(f.candidate, other) for other in own)]
-            own += [f.candidate for f in scorer.kept(asked)]
+            own += [f.candidate for f in scorer.kept(asked) if not _is_metadata(f.candidate)]
         own.sort(key=lambda c: c.start)
         if cut is not None and _goes_on_longer(text, cut):
             found[-1] = cut.model_copy(update={"cue": FRAGMENT})
@@ -175,6 +175,15 @@ def _in_prose(chunk: SourceChunk, variables: frozenset[str], chunk_id: str, text
               heading_end: int) -> list[Candidate]:
     """The prose conventions (`prose_definitions`) as a finder of the common shape."""
     return prose_definitions(chunk, text, heading_end, variables)
+
+
+def _is_metadata(candidate: Candidate) -> bool:
+    """`title: Pacing for Fast Networks`: a document's metadata field (pack `metadata_keys`)
+    names no term, whatever the scorer makes of it. Applied to what the scorer keeps, so the
+    scorer's samples (and its committed weights) do not depend on it."""
+    term = candidate.part("term")
+    keys = frozenset(w.lower() for w in cues("definitions").get("metadata_keys", ()))
+    return term is not None and term.text.strip("*_ ").lower() in keys
 
 
 def _goes_on_longer(text: str, cut: Candidate) -> bool:

@@ -34,13 +34,13 @@ CORPUS_DIGESTS = {
     "llm_usage": "196:0780e743e9435ea5",
     "llm_cache": "0:e3b0c44298fc1c14",
     "formulas": "219:ae6c1f1cb4552f6e",
-    "glossary": "2703:e8cb3932dccf9bf2",  # defining sentences kept by the learned scorer (D79)
+    "glossary": "2703:a2ea729f26a87c35",  # defining sentences kept by the learned scorer (D79)
     "rules": "1151:64ddeaddf70f9a8c",
     "domain_context": "24:f8222303a9d5a8e5",
-    "review_queue": "2703:eb900ad847627745",
+    "review_queue": "2703:a840e621b0e72e73",
     "rejected_fields": "12:57feca6999ff81b0",
     "kept_rows": "0:e3b0c44298fc1c14",
-    "glossary_versions": "2703:3790d3a2dbb14f41",
+    "glossary_versions": "2703:7ee99ef4d48e0900",
     "knowledge_reviews": "0:e3b0c44298fc1c14",
     "approved_knowledge": "0:e3b0c44298fc1c14",
     "eval_scores": "24:9d8b66d666091ca1",

@@ -122,9 +122,11 @@ def glossary_requests(
     clusters: Sequence[TermCluster],
     evidence: dict[str, list[Chunk]],
     definitions: dict[str, list[Candidate]] | None = None,
+    mining_document: bool = True,
 ) -> list[GlossaryRequest]:
     """One request per batch of clusters; each cluster carries the definition candidates that
-    name it whose chunk is among its evidence (the first always is)."""
+    name it whose chunk is among its evidence (the first always is); `mining_document` says
+    whether the subdomain enum's domain is the document's own (`subdomains.speaks_mining`)."""
     definitions = definitions or {}
     inputs = []
     for cluster in clusters:
@@ -140,7 +142,7 @@ def glossary_requests(
             chunks=[SourceChunk(chunk_id=c.chunk_id, text=c.text, heading_path=c.heading_path) for c in chunks],
             candidates=[c for c in definitions.get(cluster.term_id, []) if c.chunk_id in ids],
         ))
-    return [GlossaryRequest(clusters=batch) for batch in cluster_batches(inputs)]
+    return [GlossaryRequest(clusters=batch, mining_document=mining_document) for batch in cluster_batches(inputs)]
 
 
 def build_glossary(

@@ -73,6 +73,7 @@ from knowledge_assets.store.knowledge import (
     write_review_queue,
 )
 from knowledge_assets.store.parsed import load_chunks
+from knowledge_assets.subdomains import speaks_mining
 from knowledge_assets.terms.clusters import TermCluster
 from knowledge_assets.terms.store import clustered_mentions, load_clusters
 from knowledge_assets.verify.spans import normalise
@@ -200,7 +201,8 @@ def run_glossary(store: Store, extractor: Extractor, doc_id: str, run_id: str) -
     # Each mention is made a ClusteredMention as `evidence_chunks` reads it: never all at once.
     mentions = (ClusteredMention(*mention) for mention in clustered_mentions(store, doc_id))
     evidence = evidence_chunks(clusters, parsed_chunks, mentions, headings, definitions)
-    results = extractor.run(glossary_requests(clusters, evidence, definitions))
+    mining = speaks_mining(chunk.text for chunk in parsed_chunks)
+    results = extractor.run(glossary_requests(clusters, evidence, definitions, mining))
     built = build_glossary(doc_id, clusters, evidence, headings, _answers_by_term(results))
     kept = keep_terms(built.entries, earlier, unanswered_keys(results), {ch.chunk_id: ch for ch in parsed_chunks})
     rejected = [*built.rejected, *kept_rejections(earlier, [e for e in kept.entities if e.term_id in kept.ids])]

@@ -65,7 +65,8 @@ def split_request(request: ExtractionRequest) -> tuple[ExtractionRequest, Extrac
         if len(items) < 2:
             return None
         middle = len(items) // 2
-        return GlossaryRequest(clusters=items[:middle]), GlossaryRequest(clusters=items[middle:])
+        return tuple(  # type: ignore[return-value]
+            request.model_copy(update={"clusters": half}) for half in (items[:middle], items[middle:]))
     if isinstance(request, (FormulaRequest, RuleRequest)) and len(request.chunks) >= 2:
         middle = len(request.chunks) // 2
         halves = request.chunks[:middle], request.chunks[middle:]

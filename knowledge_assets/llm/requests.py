@@ -41,6 +41,8 @@ class TermBlock(_Frozen):
 class GlossaryRequest(_Request):
     branch: ClassVar[BranchName] = "glossary"
     clusters: list[TermBlock] = Field(min_length=1)
+    mining_document: bool = Field(True, description="whether the document's own text names the mining domain the "
+                                  "subdomain enum describes (subdomains.speaks_mining); never shown to the model")
 
     def distinct_chunks(self) -> list[SourceChunk]:
         """Each chunk once, in first-seen order: clusters of one batch often share a chunk."""

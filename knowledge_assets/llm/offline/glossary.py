@@ -13,14 +13,16 @@ from __future__ import annotations
 
 from knowledge_assets.candidates.definitions import defining_first
 from knowledge_assets.candidates.model import Candidate
-from knowledge_assets.llm.offline.text import abbreviation_pairs, subdomain_tags
+from knowledge_assets.llm.offline.text import abbreviation_pairs
 from knowledge_assets.llm.requests import GlossaryRequest, SourceChunk, TermBlock
 from knowledge_assets.llm.responses import GlossaryResponse, GlossaryTerm
+from knowledge_assets.subdomains import subdomain_tags
 
 
 def answer_glossary(request: GlossaryRequest) -> GlossaryResponse:
     return GlossaryResponse(
-        terms=[_answer_cluster(number, cluster) for number, cluster in enumerate(request.clusters, start=1)]
+        terms=[_answer_cluster(number, cluster, request.mining_document)
+               for number, cluster in enumerate(request.clusters, start=1)]
     )
 
 
@@ -29,7 +31,7 @@ def _surfaces(cluster: TermBlock) -> list[str]:
     return list(dict.fromkeys(s for s in ordered if s and s.strip()))
 
 
-def _answer_cluster(number: int, cluster: TermBlock) -> GlossaryTerm:
+def _answer_cluster(number: int, cluster: TermBlock, mining_document: bool) -> GlossaryTerm:
     surfaces = _surfaces(cluster)
     selected = _select_candidate(cluster)
     full_name = _find_full_name(cluster)
@@ -48,7 +50,8 @@ def _answer_cluster(number: int, cluster: TermBlock) -> GlossaryTerm:
         term=cluster.abbreviation or cluster.canonical,
         full_name=full_name,
         definition=text,
-        subdomain_tags=subdomain_tags(tag_source),  # type: ignore[arg-type]
+        # The enum is a mining operation's parts: outside mining no tag is the document's own.
+        subdomain_tags=subdomain_tags(tag_source) if mining_document else [],  # type: ignore[arg-type]
         span=evidence[1] if evidence else None,
         chunk_id=evidence[0].chunk_id if evidence else None,
     )

@@ -1,5 +1,5 @@
-"""Reading helpers the offline extractor shares: abbreviation pairs and the subdomain lexicon
-(lines and sentences live below, in candidates/text.py). Everything returns offsets into the
+"""Reading helpers the offline extractor shares: abbreviation pairs (the subdomain lexicon is
+knowledge_assets/subdomains.py; lines and sentences live below, in candidates/text.py). Everything returns offsets into the
 text it was given, so whatever the extractor quotes is an exact substring of its input, as the
 span check requires.
 """
@@ -7,11 +7,9 @@ span check requires.
 from __future__ import annotations
 
 import re
-from collections import Counter
 
 from knowledge_assets.candidates.model import trim as _trim
 from knowledge_assets.candidates.text import Bounds
-from knowledge_assets.contracts import SUBDOMAINS
 
 _FUNCTION_WORDS = frozenset({"of", "and", "on", "to", "for", "the", "dan", "di", "in", "&"})
 _ABBREVIATION = re.compile(r"\(([A-Z][A-Za-z]{0,6}[A-Z][a-z]?|[A-Z][a-z]{1,3})\)")
@@ -67,36 +65,3 @@ def _long_form(words: list[tuple[int, str]], letters: str, end: int) -> Bounds |
             if test([w for _, w in tail], letters):
                 return tail[0][0], end
     return None
-
-
-# Closed enum of contract §4: a keyword lexicon, English and Indonesian, per subdomain.
-SUBDOMAIN_KEYWORDS: dict[str, tuple[str, ...]] = {
-    "production": ("production", "produksi", "productivity", "produktivitas", "bcm", "overburden", "gain/loss",
-                   "output"),
-    "maintenance": ("maintenance", "perawatan", "repair", "perbaikan", "breakdown", "service", "overhaul",
-                    "mtbf", "mttr", "failure", "kerusakan", "backlog", "work order", "mechanic", "mekanik",
-                    "component"),
-    "hauling": ("hauling", "hauler", "truck", "truk", "angkut", "pengangkutan", "ritase", "dump truck", "travel"),
-    "loading": ("loading", "loader", "excavator", "bucket", "digging", "menggali", "swing", "pemuatan", "muatan"),
-    "drilling_blasting": ("drilling", "drill", "blasting", "blast", "peledakan", "fragmentasi", "fragmentation",
-                          "explosive"),
-    "equipment": ("equipment", "unit", "alat", "fleet", "availability", "machine", "mesin"),
-    "safety": ("safety", "keselamatan", "injury", "cedera", "hazard", "bahaya", "incident", "insiden"),
-    "quality": ("quality", "kualitas", "mutu", "calorific", "ash", "kadar"),
-    "planning": ("plan", "planning", "rencana", "perencanaan", "budget", "target", "schedule", "jadwal", "scheduled"),
-    "cost": ("cost", "biaya", "price", "harga", "invoice", "penagihan", "tarif"),
-    "geology": ("geology", "geologi", "swell", "density", "bank", "loose", "seam", "batuan", "material"),
-}
-_KEYWORD_PATTERNS = {
-    tag: re.compile(r"\b(?:" + "|".join(re.escape(k) for k in keywords) + r")s?\b", re.IGNORECASE)
-    for tag, keywords in SUBDOMAIN_KEYWORDS.items()
-}
-MAX_TAGS = 3
-
-
-def subdomain_tags(text: str) -> list[str]:
-    """The subdomains whose keywords the text mentions most, at most three, ties in enum
-    order; none when nothing matches (abstaining beats guessing `other`)."""
-    hits = Counter({tag: len(pattern.findall(text)) for tag, pattern in _KEYWORD_PATTERNS.items()})
-    ranked = sorted((tag for tag, n in hits.items() if n), key=lambda tag: (-hits[tag], SUBDOMAINS.index(tag)))
-    return ranked[:MAX_TAGS]

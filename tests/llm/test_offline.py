@@ -74,6 +74,13 @@ def test_finds_the_definition_under_the_terms_heading(pdf_chunks):
     assert "production" in qty.subdomain_tags and "equipment" in qty.subdomain_tags
 
 
+def test_a_long_form_stays_in_its_table_cell():
+    table = ("|Service-level indicator (SLI) | A metric emitted by a service that quantifies an SLO value. |\n"
+             "|Service-level agreement (SLA) | A contractual agreement. |")
+    pairs = {abbreviation: table[start:end] for (start, end), abbreviation in abbreviation_pairs(table)}
+    assert pairs == {"SLI": "Service-level indicator", "SLA": "Service-level agreement"}
+
+
 def test_keeps_the_documents_own_long_form(pdf_chunks):
     assert glossary_by_term(pdf_chunks)["PA"].full_name == "Physical of Availability"
 

@@ -36,7 +36,8 @@ def _letters_in_order(words: list[str], letters: str) -> bool:
 
 def abbreviation_pairs(text: str) -> list[tuple[Bounds, str]]:
     """`Long Form (ABBR)` pairs: the bounds of the long form and the abbreviation. The long
-    form is the fewest words before the parenthesis whose initials spell the abbreviation
+    form, never across a blank line or a table cell's border, is the fewest words before the
+    parenthesis whose initials spell the abbreviation
     (function words may be skipped: "Physical of Availability (PA)"), else whose letters
     contain it in order ("Quantity (Qty)", "Standby Hours (STB)")."""
     pairs = []
@@ -46,9 +47,14 @@ def abbreviation_pairs(text: str) -> list[tuple[Bounds, str]]:
         words: list[tuple[int, str]] = []
         cursor = match.start()
         while len(words) < _MAX_LONG_FORM_WORDS and (word := _WORD_BEFORE.search(text, 0, cursor)):
-            if "\n\n" in text[word.end():cursor]:
+            if "\n\n" in text[word.end():cursor] or "|" in text[word.end():cursor]:
                 break
-            words.insert(0, (word.start(1), word.group(1)))
+            # A table's cell border ends the long form: `SLO value. |Service-level agreement (SLA)`.
+            cell = word.group(1).rpartition("|")
+            if cell[2]:
+                words.insert(0, (word.end(1) - len(cell[2]), cell[2]))
+            if cell[1]:
+                break
             cursor = word.start(1)
         bounds = _long_form(words, letters, match.start())
         if bounds:

@@ -2,7 +2,7 @@
 
     candidates (discovery) → every occurrence of them (raw mentions), and every name a
     definition gives where it gives it → noise filter
-    → clusters ranked by mention count, then canonical
+    → clusters, less the section titles (`section_titles`), ranked by mention count, then canonical
 
 Needs no model and no network, and reads nothing but the document.
 """
@@ -10,17 +10,18 @@ Needs no model and no network, and reads nothing but the document.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from knowledge_assets.contracts import Chunk, ParsedDocument, ParsedPage
 from knowledge_assets.terms.clusters import TermCluster, cluster_mentions
 from knowledge_assets.terms.discovery import discover
 from knowledge_assets.terms.mentions import Mention, find_occurrences, with_defined_names
 from knowledge_assets.terms.noise import screen
+from knowledge_assets.terms.section_titles import section_titles
 from knowledge_assets.terms.tokens import chunk_words
 
 # Bump when a change to the stage can change its output: it feeds the asset's code_version.
-FUNNEL_VERSION = "5"
+FUNNEL_VERSION = "6"
 
 
 @dataclass(frozen=True)
@@ -47,12 +48,20 @@ def run_term_funnel(parsed: ParsedDocument) -> TermFunnel:
     # result, and every term_id, depends on the document alone.
     chunks = sorted(parsed.chunks, key=lambda c: c.seq)
     pages = sorted(parsed.pages, key=lambda p: p.page)
-    screened, pairs, aliases = _screened_mentions(chunks, pages)
+    screened, pairs, aliases, defined = _screened_mentions(chunks, pages)
     noise = [m for m in screened if m.noise is not None]
     kept = [m for m in screened if m.noise is None]
     del screened  # each mention is in one of the two lists; the kept ones are stamped anew below
     clusters, clustered = cluster_mentions(parsed.doc_id, kept, chunks, pairs, aliases)
     del kept
+    titles = section_titles(clustered, {chunk.chunk_id: chunk for chunk in chunks}, defined)
+    if titles:
+        # A section's title is no term: its mentions are noise, the other clusters close ranks.
+        ranked = (cluster for cluster in clusters if cluster.term_id not in titles)
+        clusters = [replace(cluster, rank=rank) for rank, cluster in enumerate(ranked, start=1)]
+        noise += [Mention(m.chunk_id, m.start, m.end, m.surface, m.kind, "section_title")
+                  for m in clustered if m.term_id in titles]
+        clustered = [m for m in clustered if m.term_id not in titles]
     order = {chunk.chunk_id: chunk.seq for chunk in chunks}
     mentions = sorted(noise + clustered, key=lambda m: (order[m.chunk_id], m.start))
     return TermFunnel(parsed.doc_id, parsed.page_count, mentions, clusters)
@@ -60,9 +69,9 @@ def run_term_funnel(parsed: ParsedDocument) -> TermFunnel:
 
 def _screened_mentions(
     chunks: list[Chunk], pages: list[ParsedPage]
-) -> tuple[list[Mention], list[tuple[str, str]], list[tuple[str, str]]]:
-    """Every mention with the noise filter's verdict, and the (short form, long form) pairs and
-    the aliases the clustering joins by. What only these steps read (the chunks' words, the
+) -> tuple[list[Mention], list[tuple[str, str]], list[tuple[str, str]], frozenset[str]]:
+    """Every mention with the noise filter's verdict, the (short form, long form) pairs and
+    the aliases the clustering joins by, and the keys of the names definitions give. What only these steps read (the chunks' words, the
     candidates, the mentions before their verdict) goes when this returns: for a long document
     it is most of what the funnel would otherwise hold while it clusters."""
     # Each chunk is tokenised once; every extractor, the occurrence search and the noise
@@ -70,4 +79,4 @@ def _screened_mentions(
     words = chunk_words(chunks)
     found = discover(chunks, words)
     occurrences = with_defined_names(find_occurrences(chunks, found.candidates, words), found.defined)
-    return screen(occurrences, chunks, pages, found, words), found.pairs, found.aliases
+    return screen(occurrences, chunks, pages, found, words), found.pairs, found.aliases, found.defined_keys

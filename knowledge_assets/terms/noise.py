@@ -42,7 +42,9 @@ Reasons, checked in this order:
 - `signatory`: on the line naming who signs: the line after a signature mark ("ttd.") or after
   the signing office in capitals ending in a comma ("MENTERI KEUANGAN REPUBLIK INDONESIA,"),
   and a short line with a personal title or degree ("Dr. … M.Sc."), the packs'
-  `signature_marks` and `personal_titles`.
+  `signature_marks` and `personal_titles`;
+- `section_title`, judged after clustering (`terms/section_titles.py`): every mention of the
+  cluster in its own section heading, and no definition naming it.
 
 A name the document defines (a definition candidate's term, short form or other-language
 name) is a term whatever it looks like; only page furniture and a passage addressing a model
@@ -89,6 +91,7 @@ from knowledge_assets.verify.instructions import addressed_passages
 NoiseReason = Literal[
     "page_furniture", "addresses_model", "number", "unit", "stopword", "letter_spaced", "single_letter",
     "identifier", "structure", "organisation", "boilerplate", "numeral", "shouted", "fragment", "signatory",
+    "section_title",
 ]
 
 # Lines within this many of a page's top or bottom are where headers and footers stand.

@@ -74,3 +74,21 @@ def test_every_name_a_definition_gives_becomes_a_cluster_named_in_plain_text(tmp
     clusters = {c.canonical: c for c in run_term_funnel(document).clusters}
     assert "R_min" in clusters
     assert clusters["Dana Cadangan Desa"].abbreviation == "DCD"
+
+
+def test_a_section_title_is_no_term_but_a_heading_the_text_uses_or_defines_is(tmp_path):
+    from tests.terms.conftest import markdown_document
+
+    document = markdown_document(tmp_path, (
+        "# Incident Handling Guide\n\nThis guide is for on-call teams.\n\n"
+        "## Related Resources\n\nSee the links below for the escalation policy.\n\n"
+        "## Blast Radius\n\n**Definition**: The scope of impact when a failure occurs.\n\n"
+        "## Error Budget\n\nTeams spend the Error Budget before they freeze releases.\n"
+    ))
+    funnel = run_term_funnel(document)
+    canonicals = {c.canonical for c in funnel.clusters}
+    assert {"Blast Radius", "Error Budget"} <= canonicals
+    assert "Related Resources" not in canonicals
+    titled = {m.surface for m in funnel.mentions if m.noise == "section_title"}
+    assert "Related Resources" in titled and "Blast Radius" not in titled
+    assert [c.rank for c in funnel.clusters] == list(range(1, len(funnel.clusters) + 1))

@@ -314,6 +314,11 @@ def test_a_borrowed_condition_stays_out_of_the_span_so_both_rules_keep_their_own
     ("If the error rate exceeds 5% in a day, the rate is recorded as a fault.", "calculation"),
     ("On entering idle mode, a client MUST set the window to its initial value.", "calculation"),
     ("If the two digests differ, the message is invalid.", "interpretation"),
+    # Recording, using or reporting is a calculation only of a value: a number or a unit.
+    ("If a unit stops for less than 15 minutes, the stop is recorded as a delay.", "calculation"),
+    ("Standby Hours wajib dicatat dengan kode standby.", "calculation"),
+    ("Setiap penyinaran abnormal harus dilaporkan pada BAPETEN.", "interpretation"),
+    ("Respirator harus digunakan pada waktu keadaan darurat.", "interpretation"),
 ])
 def test_rule_type_computing_first_then_judging_or_acting_on_a_threshold(sentence, rule_type):
     assert own_rules(sentence)[0].rule_type == rule_type

@@ -8,9 +8,11 @@ sentence, condition and consequence left null: a subject is not a condition. The
 is the candidate's sentence (its `statement` part).
 
 `rule_type` follows the contract's meaning (§2; docs/decisions.md D51). Under an
-interpretation heading it is `interpretation`. Otherwise a consequence that computes, sets,
-records or sources a value (`set to`, `dihitung`, `formula`, `dicatat` …), is an amount
-(`9% dari Harga`) or assigns one (`Base = …`) is `calculation`; one that judges, escalates or
+interpretation heading it is `interpretation`. Otherwise a consequence that computes or sets
+a value (`set to`, `dihitung`, `formula` …), records, uses or reports one in a rule that
+speaks of a number or a unit (`dicatat`, `reported` …: `Hours are recorded against …`, but
+not `… harus dilaporkan pada BAPETEN`, an event), is an amount (`9% dari Harga`) or assigns
+one (`Base = …`) is `calculation`; one that judges, escalates or
 reads a value (`flag`, `invalid`, `means that`, `menunjukkan`, `meninjau` …), or that says
 what to do when the condition compares a value with a number (`If MTBF falls below 50 hours,
 …`), is `interpretation`; a rule that speaks of values and their sources (`data`, `figures`,
@@ -24,12 +26,14 @@ from __future__ import annotations
 import re
 from functools import cache
 
+from knowledge_assets.candidates.lexicon import UNITS
 from knowledge_assets.candidates.model import Candidate
 from knowledge_assets.candidates.packs import cues
 from knowledge_assets.llm.requests import RuleRequest, SourceChunk
 from knowledge_assets.llm.responses import RuleFound, RuleResponse
 
 _INTERPRETATION_HEADING = re.compile(r"interpret", re.IGNORECASE)
+_AS = re.compile(r"(?:\s+\w+)?\s+(?:as|sebagai)\b", re.IGNORECASE)  # `recorded as`, `dilaporkan terpisah sebagai`
 _ASSIGNMENT = re.compile(r"(?<![=<>!])[-+*/]?=(?!=)")  # `x = y`, `x -= y`, not `x == y`, `x <= y`
 
 
@@ -81,11 +85,32 @@ def _rule_type(chunk: SourceChunk, condition: str | None, consequence: str, stat
     heading = chunk.heading_path[-1] if chunk.heading_path else ""
     if _INTERPRETATION_HEADING.search(heading):
         return "interpretation"
-    if _type_cues("calculation").search(consequence) or _sets_a_value(consequence):
+    if _type_cues("calculation").search(consequence) or _sets_a_value(consequence) or _records_a_value(
+            consequence, statement):
         return "calculation"
     if _type_cues("interpretation").search(consequence) or (condition and _meets_a_threshold(condition)):
         return "interpretation"
     return "calculation" if _type_cues("value").search(statement) else "interpretation"
+
+
+def _records_a_value(consequence: str, statement: str) -> bool:
+    """A consequence that records, uses or reports (`dicatat`, `reported` …) in a rule that
+    speaks of a number or a unit (`Hours are recorded against the site`), or that records as a
+    class (`gangguan dicatat sebagai Breakdown`): what it records is a value. `Setiap penyinaran abnormal
+    harus dilaporkan pada BAPETEN` reports an event, `Respirator harus digunakan …` uses a thing."""
+    records = _type_cues("records").search(consequence)
+    if records is None:
+        return False
+    # `dicatat sebagai Breakdown`, `reported as "no failure"`: recorded as a class of value.
+    return bool(_AS.match(consequence, records.end())) or _speaks_of_a_quantity(statement)
+
+
+def _speaks_of_a_quantity(statement: str) -> bool:
+    """A digit, or a unit (`hours`, `jam`, `%`) other than a one-letter one (`s`, `t`: too often
+    a word or a symbol)."""
+    if re.search(r"\d", statement):
+        return True
+    return any(word.lower() in UNITS for word in re.findall(r"%|\w{2,}", statement))
 
 
 def _sets_a_value(consequence: str) -> bool:

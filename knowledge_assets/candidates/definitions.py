@@ -155,7 +155,7 @@ def _find_definitions(chunks: Sequence[SourceChunk], scorer: Scorer = ABSTAINING
         # `λ adalah …` is two entries, never one sentence.
         for finder in (*MARKUP_FINDERS, legends.find, in_prose, _explained, _referenced, _labelled, _statutory):
             for candidate in finder(chunk.chunk_id, text, heading_end):
-                if not any(_overlaps(candidate, other) for other in own):
+                if not _is_metadata(candidate) and not any(_overlaps(candidate, other) for other in own):
                     own.append(candidate)
         for sentence in sentence_candidates(chunk.chunk_id, text, heading_end, chunk.heading_path, document):
             if samples is not None:
@@ -178,9 +178,10 @@ def _in_prose(chunk: SourceChunk, variables: frozenset[str], chunk_id: str, text
 
 
 def _is_metadata(candidate: Candidate) -> bool:
-    """`title: Pacing for Fast Networks`: a document's metadata field (pack `metadata_keys`)
-    names no term, whatever the scorer makes of it. Applied to what the scorer keeps, so the
-    scorer's samples (and its committed weights) do not depend on it."""
+    """`title: Pacing for Fast Networks`, `Tags: SRE, Observability`: a document's metadata
+    field (pack `metadata_keys`) names no term, whatever a finder or the scorer makes of it.
+    Applied to what they keep, so the scorer's samples (and its committed weights) do not
+    depend on it."""
     term = candidate.part("term")
     keys = frozenset(w.lower() for w in cues("definitions").get("metadata_keys", ()))
     return term is not None and term.text.strip("*_ ").lower() in keys

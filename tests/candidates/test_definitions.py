@@ -84,6 +84,8 @@ def test_glossary_labels_give_short_forms_and_other_language_names():
     "Menimbang : bahwa perlu mengatur tata cara.\n",
     "Figure 3: Timeline of the exchange\n",
     "title: Pacing for Fast Networks\n",
+    "Description: A comprehensive guide to essential SRE metrics including MTTR and MTBF.\n",
+    "Tags: Site Reliability Engineering, SRE, Observability, Incident Response\n",
     "Rincian memuat: a. nama; b. alamat.\n",
     "Jenis gangguan:\n- Gangguan cuaca: hujan, kabut;\n- Gangguan jalan: licin.\n",
     "    OnTimeout(space):\n      if (armed): fire()\n",

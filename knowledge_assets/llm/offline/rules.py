@@ -95,14 +95,16 @@ def _rule_type(chunk: SourceChunk, condition: str | None, consequence: str, stat
 
 def _records_a_value(consequence: str, statement: str) -> bool:
     """A consequence that records, uses or reports (`dicatat`, `reported` …) in a rule that
-    speaks of a number or a unit (`Hours are recorded against the site`), or that records as a
-    class (`gangguan dicatat sebagai Breakdown`): what it records is a value. `Setiap penyinaran abnormal
+    speaks of a number or a unit (`Hours are recorded against the site`), of a report or a
+    target (`the abbreviation is used in reports`), or that records as a class (`gangguan
+    dicatat sebagai Breakdown`): what it records is a value. `Setiap penyinaran abnormal
     harus dilaporkan pada BAPETEN` reports an event, `Respirator harus digunakan …` uses a thing."""
     records = _type_cues("records").search(consequence)
     if records is None:
         return False
     # `dicatat sebagai Breakdown`, `reported as "no failure"`: recorded as a class of value.
-    return bool(_AS.match(consequence, records.end())) or _speaks_of_a_quantity(statement)
+    return (bool(_AS.match(consequence, records.end())) or _speaks_of_a_quantity(statement)
+            or bool(_type_cues("recorded_values").search(statement)))
 
 
 def _speaks_of_a_quantity(statement: str) -> bool:

@@ -71,9 +71,10 @@ def _screened_mentions(
     chunks: list[Chunk], pages: list[ParsedPage]
 ) -> tuple[list[Mention], list[tuple[str, str]], list[tuple[str, str]], frozenset[str]]:
     """Every mention with the noise filter's verdict, the (short form, long form) pairs and
-    the aliases the clustering joins by, and the keys of the names definitions give. What only these steps read (the chunks' words, the
-    candidates, the mentions before their verdict) goes when this returns: for a long document
-    it is most of what the funnel would otherwise hold while it clusters."""
+    the aliases the clustering joins by, and the keys of the names definitions give. What only
+    these steps read (the chunks' words, the candidates, the mentions before their verdict) goes
+    when this returns: for a long document it is most of what the funnel would otherwise hold
+    while it clusters."""
     # Each chunk is tokenised once; every extractor, the occurrence search and the noise
     # filter read the same words.
     words = chunk_words(chunks)

@@ -319,6 +319,7 @@ def test_a_borrowed_condition_stays_out_of_the_span_so_both_rules_keep_their_own
     ("Standby Hours wajib dicatat dengan kode standby.", "calculation"),
     ("Setiap penyinaran abnormal harus dilaporkan pada BAPETEN.", "interpretation"),
     ("Respirator harus digunakan pada waktu keadaan darurat.", "interpretation"),
+    ("Harga sesungguhnya digunakan dalam hal transaksi tidak dipengaruhi hubungan istimewa.", "calculation"),
 ])
 def test_rule_type_computing_first_then_judging_or_acting_on_a_threshold(sentence, rule_type):
     assert own_rules(sentence)[0].rule_type == rule_type

@@ -1,7 +1,7 @@
 """Reading helpers the offline extractor shares: abbreviation pairs (the subdomain lexicon is
-knowledge_assets/subdomains.py; lines and sentences live below, in candidates/text.py). Everything returns offsets into the
-text it was given, so whatever the extractor quotes is an exact substring of its input, as the
-span check requires.
+knowledge_assets/subdomains.py; lines and sentences live below, in candidates/text.py).
+Everything returns offsets into the text it was given, so whatever the extractor quotes is an
+exact substring of its input, as the span check requires.
 """
 
 from __future__ import annotations

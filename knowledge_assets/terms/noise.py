@@ -5,8 +5,9 @@ Reasons, checked in this order:
 - `addresses_model`: inside a passage written for a language model rather than for the reader
   (a chat role's label "SYSTEM:", "ignore all previous instructions …"; `verify.instructions`):
   text that addresses a model is data, so no term comes from it;
-- `number`, `unit`, `stopword`: numbers, units on their own (and money: "Rp", "USD2", "jam
-  Rp"), function words of either language;
+- `number`, `unit`, `stopword`: numbers, digits or spelt out as Indonesian regulations repeat
+  them in words ("(seratus dua puluh)", "lima belas persen"; the packs' `number_words`), units
+  on their own (and money: "Rp", "USD2", "jam Rp"), function words of either language;
 - `letter_spaced`: a word spaced out letter by letter for emphasis ("M E M U T U S K A N",
   "K e p a l a"), as decrees set their enacting formula and signatures;
 - `single_letter`: one letter that is not the left side of a formula; and a phrase held
@@ -295,7 +296,7 @@ def _surface_reason(
     keys = key_words(surface)
     if term_key(surface) in defined:
         return None
-    if all(is_number(w) or _MISREAD_DIGITS.fullmatch(w) for w in words):
+    if all(is_number(w) or _MISREAD_DIGITS.fullmatch(w) or _is_number_word(w) for w in words):
         return "number"
     if len(words) == 1 and _ROMAN_NUMERAL.fullmatch(words[0]):
         return "numeral"
@@ -364,6 +365,17 @@ def _is_gerund_clause(lowered: list[str], pack: dict[str, frozenset[str]]) -> bo
     gerunds = [i for i, w in enumerate(lowered) if len(w) >= _MIN_GERUND_LETTERS and w.endswith("ing")]
     return any((i + 1 < len(lowered) and lowered[i + 1] in pack["gerund_followers"])
                or (i > 0 and lowered[i - 1] in pack["gerund_leaders"]) for i in gerunds)
+
+
+@cache
+def _number_words() -> frozenset[str]:
+    return frozenset(w.lower() for w in cues("terms").get("number_words", ()))
+
+
+def _is_number_word(word: str) -> bool:
+    """A number spelt out ("seratus dua puluh", "lima belas persen", "twenty"); an acronym that
+    spells one ("TEN") is read as an acronym."""
+    return not is_acronym(word) and word.lower() in _number_words()
 
 
 @cache

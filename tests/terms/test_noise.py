@@ -71,6 +71,17 @@ def test_numbers_units_function_words_and_lone_letters_are_noise_but_formula_sym
     }
 
 
+def test_numbers_spelt_out_are_noise_in_either_language_but_an_acronym_spelling_one_is_not():
+    assert reasons("seratus dua puluh | lima belas persen | Twenty | TEN | Dua Pihak | Tarif Persen") == {
+        "seratus dua puluh": "number",
+        "lima belas persen": "number",
+        "Twenty": "number",
+        "TEN": None,
+        "Dua Pihak": None,  # a number among other words is part of a name
+        "Tarif Persen": None,
+    }
+
+
 def test_document_parts_codes_and_organisation_names_are_noise():
     assert reasons("Tanggung Jawab | Recording Rules | SKT-MNT-KPI-002 | Plant Department | Site Manager "
                    "| Backlog") == {

@@ -1,7 +1,8 @@
 """The `knowledge-assets` command. Other tools call it exactly so:
 
     knowledge-assets run PATH... [--out DIR]      register documents, materialise their partitions
-                                                  exit 0 all ok, 1 a document failed, 3 model calls failed
+                                                  exit 0 all ok, 1 a document, a folder or an export
+                                                  failed, 3 model calls failed
     knowledge-assets ingest FILE [--doc-id KEY]   register only
     knowledge-assets export --doc-id KEY --out DIR [--format json|csv|xlsx] [--approved]
                                                   write the seven contract files to DIR/KEY/
@@ -15,6 +16,13 @@
 several documents' exports never mixes their files, and a script reads one path whatever
 wrote it), and `DIR/index.json` names each document there (files, title, revision). An export
 into a DIR that still holds the flat layout `export` wrote before says so.
+
+A bad input fails only itself (docs/decisions.md D83): a file that cannot be read, a path that
+does not exist, a folder that cannot be listed, a named folder with no document in it, each
+gets its `FAILED  <path>: <cause>` line and the rest of the run goes on; an export `run --out`
+cannot write is named under its document's line and the next document is still exported. Any
+of them makes the exit status 1, and the tally on stderr counts them. A home, or an `--out`
+DIR, that cannot be written is refused before anything runs.
 
 Output into a closed pipe (`knowledge-assets review list … | head`) ends the command quietly
 with exit 141, what a shell reports for any program stopped by SIGPIPE: `set -o pipefail`
@@ -34,10 +42,10 @@ from importlib import metadata
 from pathlib import Path
 
 from knowledge_assets import documents_cli, progress, store_cli
-from knowledge_assets.errors import DOCUMENT_CAUSE_CHARS, KnowledgeError, short_cause
+from knowledge_assets.errors import DOCUMENT_CAUSE_CHARS, KnowledgeError, UnwritableHome, short_cause
 from knowledge_assets.evaluation import cli as evaluation_cli
 from knowledge_assets.export import FORMATS, ExportError, check_index, export_into, write_index
-from knowledge_assets.ingest.documents import discover
+from knowledge_assets.ingest.documents import discover_documents
 from knowledge_assets.ingest.errors import DocumentError
 from knowledge_assets.ingest.registration import register_file, register_files
 from knowledge_assets.llm.settings import DEFAULT_TIMEOUT_S, resolve_settings
@@ -45,7 +53,8 @@ from knowledge_assets.review import cli as review_cli
 from knowledge_assets.review.approved import export_approved
 from knowledge_assets.review.entities import extracted_documents
 from knowledge_assets.semantic_review import cli as semantic_review_cli
-from knowledge_assets.settings import split_home_warning
+from knowledge_assets.settings import cannot_write, instance_folder, split_home_warning, store_folder
+from knowledge_assets.store.database import Store
 from knowledge_assets.store.open import open_store
 from knowledge_assets.store.registry import document_title
 
@@ -54,6 +63,9 @@ EXIT_OK = 0
 EXIT_DOCUMENT_FAILED = 1
 EXIT_FAILED_CALLS = 3
 EXIT_CLOSED_PIPE = 128 + 13  # SIGPIPE's status in a shell (module docstring)
+# The commands that open the store of the home (the others keep their own, or none): a home they
+# cannot write is refused with one line before they start (D83).
+_STORE_COMMANDS = frozenset({"run", "ingest", "export", "documents", "review", "store"})
 DESCRIPTION = (
     "Turn technical documents (PDF, Markdown, reStructuredText, text, MinerU) into a glossary, "
     "formulas, rules and a domain context, each entry carrying its verbatim source span, as Dagster "
@@ -76,9 +88,20 @@ def _dagster_instance():
     the overrides split the store from the instance."""
     from knowledge_assets.defs.instance import project_instance
 
+    _refuse_unwritable(instance_folder())
     if warning := split_home_warning():
         print(warning, file=sys.stderr)
     return project_instance()
+
+
+def _refuse_unwritable(place: tuple[Path, str] | None) -> None:
+    """A folder of the project's state (the store's, the instance's) that cannot be written is
+    one error line before anything runs, not a traceback from the first write into it."""
+    if place is None:
+        return
+    folder, setting = place
+    if cause := cannot_write(folder):
+        raise UnwritableHome(f"{folder}: cannot write there ({cause}); set {setting} to a folder you can write")
 
 
 def _document_states(doc_ids: list[str]) -> dict[str, tuple[str, str | None]]:
@@ -160,10 +183,16 @@ def cmd_run(args: argparse.Namespace) -> int:
     _quiet_call_logs(args.verbose)
     if args.llm_timeout is not None:
         os.environ["KNOWLEDGE_LLM_TIMEOUT_S"] = str(args.llm_timeout)
+    out = Path(args.out) if args.out else None
+    if out is not None:
+        _refuse_export_root(out)
     store = open_store()
-    files = discover([Path(p) for p in args.paths])
+    discovery = discover_documents([Path(p) for p in args.paths])
+    for problem in discovery.problems:
+        print(f"FAILED  {problem}")
+    files = discovery.files
     if not files:
-        print("error: no documents found in " + ", ".join(args.paths), file=sys.stderr)
+        print(_lost_tally(0, 0, len(discovery.problems), 0, 0), file=sys.stderr)
         return EXIT_DOCUMENT_FAILED
     llm = resolve_settings().describe()
     print("llm: " + ", ".join(f"{k.removeprefix('llm_')}={v}" for k, v in llm.items()))
@@ -171,7 +200,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from knowledge_assets.defs.document_state import call_figures, kept_figure
     from knowledge_assets.defs.launch import materialize_documents
 
-    failures = degraded = 0
+    failures = degraded = exports = refused = 0
     registered = []
     for found in register_files(store, files, new_document=args.new_document):
         if isinstance(found, DocumentError):
@@ -209,18 +238,49 @@ def cmd_run(args: argparse.Namespace) -> int:
             + (f" kept_from_earlier_run={kept}" if kept else "") + f"  {outcome.seconds:.2f}s"
             + (f"  first failure: {short_cause(cause)}" if cause else "")
         )
-        if args.out:
-            export_into(store, Path(args.out), source.doc_id)
+        if out is not None:
+            exports += 1
+            refused += not _exported(store, out, source.doc_id)
     print(f"data: {store.location} ({store.engine})")
     print(f"dagster instance: {Path(instance.root_directory).resolve()}")
-    if failures:
-        print(f"{failures} of {len(files)} documents failed", file=sys.stderr)
+    if failures or discovery.problems or refused:
+        print(_lost_tally(failures, len(files), len(discovery.problems), refused, exports), file=sys.stderr)
         return EXIT_DOCUMENT_FAILED
     if degraded:
         print(f"{degraded} of {len(files)} documents completed with failed model calls; "
               "a re-run asks those calls again", file=sys.stderr)
         return EXIT_FAILED_CALLS
     return EXIT_OK
+
+
+def _refuse_export_root(out: Path) -> None:
+    """`run --out DIR` refuses, before anything runs, a DIR no document could be exported to:
+    one that cannot be written, or whose index.json is not an export's."""
+    if cause := cannot_write(out):
+        raise ExportError(f"{out}: cannot write there ({cause}); export to a folder you can write")
+    check_index(out)
+
+
+def _exported(store: Store, out: Path, doc_id: str) -> bool:
+    """The document exported into `out`, or its refusal named on the line under its summary
+    line: the documents after it are exported all the same (D83)."""
+    try:
+        export_into(store, out, doc_id)
+    except ExportError as exc:
+        print(f"NOT EXPORTED  {exc}")
+        return False
+    except OSError as exc:
+        print(f"NOT EXPORTED  {exc.filename}: cannot write the export ({exc.strerror})")
+        return False
+    return True
+
+
+def _lost_tally(failed: int, documents: int, folders: int, refused: int, exports: int) -> str:
+    """The run's losses in one line: documents failed, folders that gave none, exports refused."""
+    parts = [f"{failed} of {documents} documents failed"] if failed else []
+    parts += [f"{folders} folder{'s' if folders != 1 else ''} gave no documents"] if folders else []
+    parts += [f"{refused} of {exports} exports refused"] if refused else []
+    return "; ".join(parts)
 
 
 @_in_one_connection
@@ -322,6 +382,8 @@ def main(argv: list[str] | None = None) -> int:
 
 def _dispatch(args: argparse.Namespace) -> int:
     try:
+        if args.command in _STORE_COMMANDS:
+            _refuse_unwritable(store_folder())
         return args.handler(args)
     except KnowledgeError as exc:
         print(f"error: {exc}", file=sys.stderr)

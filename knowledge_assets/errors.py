@@ -28,6 +28,11 @@ class MissingUpstream(KnowledgeError):
         return cls(f"{doc_id}: no parsed document; materialise parsed_chunks first")
 
 
+class UnwritableHome(KnowledgeError):
+    """A folder a command must write its state in (the knowledge home, the store's, the Dagster
+    instance's) that it cannot write: named with the cause and the setting that chose it."""
+
+
 def read_json(path: Path, error: type[KnowledgeError], what: str) -> object:
     """The parsed JSON of the file at `path`; a file that cannot be read or is not UTF-8 JSON
     raises `error` naming the file and the cause (`what` names the file's role)."""

@@ -18,6 +18,7 @@ URL, the shared store several machines write (store/postgres.py). Files derived 
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 
 DATABASE_FILE = "knowledge.duckdb"
@@ -68,6 +69,36 @@ def dagster_home() -> Path:
     """`DAGSTER_HOME`, else the knowledge home: where the Dagster instance keeps its storage."""
     explicit = os.environ.get("DAGSTER_HOME")
     return Path(explicit).resolve() if explicit else knowledge_home()
+
+
+def store_folder() -> tuple[Path, str] | None:
+    """The folder the DuckDB store is written in and the setting that names it; None for a
+    shared store, which is in no folder."""
+    if is_shared_store(store_setting()):
+        return None
+    return database_path().parent, "KNOWLEDGE_DB" if os.environ.get("KNOWLEDGE_DB") else "KNOWLEDGE_HOME"
+
+
+def instance_folder() -> tuple[Path, str]:
+    """The folder the Dagster instance keeps its storage in and the setting that names it."""
+    return dagster_home(), "DAGSTER_HOME" if os.environ.get("DAGSTER_HOME") else "KNOWLEDGE_HOME"
+
+
+def cannot_write(folder: Path) -> str | None:
+    """Why no file can be written in `folder`, created first when missing, in a few words (a
+    parent that is a file, no permission); None when one can. The probe is a file without a
+    name where the system allows one, so nobody else ever sees it."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=folder):
+            return None
+    except FileExistsError:
+        return "it is a file, not a folder"
+    except NotADirectoryError:
+        blocker = next(parent for parent in folder.parents if parent.exists())
+        return f"{blocker} is a file, not a folder"
+    except OSError as exc:
+        return exc.strerror or str(exc)
 
 
 def split_home_warning() -> str | None:

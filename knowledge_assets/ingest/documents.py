@@ -10,6 +10,8 @@ import hashlib
 import json
 import os
 import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
@@ -76,6 +78,8 @@ def sidecar_doc_id(path: Path) -> str | None:
         try:
             text = sidecar.read_text(encoding="utf-8")
             meta = json.loads(text) if suffix == ".meta.json" else yaml.safe_load(text)
+        except OSError as exc:
+            raise DocumentError(sidecar, f"cannot read the sidecar ({exc.strerror})") from None
         except (UnicodeDecodeError, json.JSONDecodeError, yaml.YAMLError) as exc:
             raise DocumentError(sidecar, f"unreadable sidecar: {exc}") from None
         if not isinstance(meta, dict) or "doc_id" not in meta:
@@ -101,10 +105,13 @@ def _not_a_file(path: Path) -> str:
 def identify(path: Path, explicit_doc_id: str | None = None) -> DocumentSource:
     """Resolves a file's doc_id: explicit key > sidecar > content hash."""
     path = Path(path)
-    if not path.is_file():
-        raise DocumentError(path, _not_a_file(path))
-    kind = document_kind(path)
-    data = path.read_bytes()
+    try:
+        if not path.is_file():
+            raise DocumentError(path, _not_a_file(path))
+        kind = document_kind(path)
+        data = path.read_bytes()
+    except OSError as exc:  # no permission to read it, or to look into its folder
+        raise DocumentError(path, f"cannot read the file ({exc.strerror})") from None
     if not data:
         raise DocumentError(path, "empty file (0 bytes)")
     sha = hashlib.sha256(data).hexdigest()
@@ -117,20 +124,65 @@ def identify(path: Path, explicit_doc_id: str | None = None) -> DocumentSource:
     return DocumentSource(doc_id, path.resolve(), kind, sha, key_source)
 
 
-def discover(paths: list[Path]) -> list[Path]:
+@dataclass(frozen=True)
+class Discovery:
+    """What the paths given to a run hold: the files to register, and each folder that gave
+    none of them: one that could not be listed, or one named that holds no document."""
+
+    files: list[Path]
+    problems: list[DocumentError]
+
+
+def discover_documents(paths: Sequence[Path]) -> Discovery:
     """Files named directly, plus every non-hidden, non-sidecar file below named folders, and the
     links there that reach no file (a loop, a missing target), so that each is reported rather
-    than skipped without a word."""
-    found: list[Path] = []
+    than skipped without a word; a folder that cannot be read, and a named folder with nothing
+    in it to register, are problems of their own (docs/decisions.md D83)."""
+    files: list[Path] = []
+    problems: list[DocumentError] = []
     for path in map(Path, paths):
-        if path.is_dir():
-            found.extend(
-                child
-                for child in sorted(path.rglob("*"))
-                if (child.is_file() or (child.is_symlink() and not child.exists()))
-                and not is_sidecar(child)
-                and not any(part.startswith(".") for part in child.relative_to(path).parts)
-            )
-        else:
-            found.append(path)
-    return found
+        if not _is_folder(path):
+            files.append(path)  # identify says why, when it is no file either
+            continue
+        unlisted: list[OSError] = []
+        below = _files_below(path, unlisted.append)
+        problems += [DocumentError(exc.filename, f"cannot read the folder ({exc.strerror})") for exc in unlisted]
+        if not below and not unlisted:
+            problems.append(DocumentError(path, "no documents in this folder"))
+        files += below
+    return Discovery(files, problems)
+
+
+def discover(paths: list[Path]) -> list[Path]:
+    """The files of `discover_documents`, for a caller that meets an empty folder as normal
+    (the inbox)."""
+    return discover_documents(paths).files
+
+
+def _is_folder(path: Path) -> bool:
+    try:
+        return path.is_dir()
+    except OSError:  # its own folder cannot be searched: registering it names the cause
+        return False
+
+
+def _files_below(folder: Path, unlisted: Callable[[OSError], None]) -> list[Path]:
+    """The documents below `folder`, sorted, its hidden folders skipped; each folder that cannot
+    be listed goes to `unlisted`. Linked folders are not followed."""
+    found: list[Path] = []
+    for parent, folders, names in os.walk(folder, onerror=unlisted):
+        folders[:] = [name for name in folders if not name.startswith(".")]
+        found += [child for name in names
+                  if not name.startswith(".") and _is_document(child := Path(parent, name))]
+    return sorted(found)
+
+
+def _is_document(child: Path) -> bool:
+    """A file to register: a regular file or a link that reaches no file, not a sidecar. One
+    whose kind cannot be looked at is listed, so that registering it names why."""
+    if is_sidecar(child):
+        return False
+    try:
+        return child.is_file() or (child.is_symlink() and not child.exists())
+    except OSError:
+        return True

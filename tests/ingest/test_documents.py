@@ -1,9 +1,10 @@
 import json
+import os
 from pathlib import Path
 
 import pytest
 
-from knowledge_assets.ingest.documents import content_hash_doc_id, discover, identify
+from knowledge_assets.ingest.documents import content_hash_doc_id, discover, discover_documents, identify
 from knowledge_assets.ingest.errors import DocumentError
 
 
@@ -69,3 +70,37 @@ def test_discover_skips_sidecars_and_hidden_files(tmp_path):
     (tmp_path / "sub").mkdir()
     _doc(tmp_path / "sub", "b.txt")
     assert [p.name for p in discover([tmp_path])] == ["a.md", "b.txt"]
+
+
+def test_a_named_folder_with_no_document_is_a_problem_and_a_folder_below_one_is_not(tmp_path):
+    (tmp_path / "docs" / "empty-below").mkdir(parents=True)
+    _doc(tmp_path / "docs")
+    (tmp_path / "empty").mkdir()
+    _doc(tmp_path / "empty", ".hidden.md")
+    (tmp_path / "empty" / "a.md.meta.json").write_text("{}")
+    (tmp_path / "named.md").mkdir()  # a folder named like a document is a folder
+
+    found = discover_documents([tmp_path / "docs", tmp_path / "empty", tmp_path / "named.md", tmp_path / "gone.md"])
+
+    assert found.files == [tmp_path / "docs" / "a.md", tmp_path / "gone.md"]
+    assert [str(problem) for problem in found.problems] == [f"{tmp_path / 'empty'}: no documents in this folder",
+                                                          f"{tmp_path / 'named.md'}: no documents in this folder"]
+    assert discover([tmp_path / "empty"]) == []  # the inbox's view: an empty folder is no problem
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads past chmod 000; "
+                    "tests/test_bad_inputs.py runs the same as root without the capabilities that allow it")
+def test_a_file_and_a_folder_that_cannot_be_read_are_each_named_with_the_cause(tmp_path):
+    locked, closed = _doc(tmp_path, "locked.md"), tmp_path / "closed"
+    _doc(closed)
+    for path in (locked, closed):
+        path.chmod(0)
+    try:
+        found = discover_documents([tmp_path])
+        with pytest.raises(DocumentError, match=r"locked\.md: cannot read the file \(Permission denied\)$"):
+            identify(locked)
+    finally:
+        for path in (locked, closed):
+            path.chmod(0o755)
+    assert found.files == [locked]
+    assert [str(problem) for problem in found.problems] == [f"{closed}: cannot read the folder (Permission denied)"]

@@ -5,11 +5,14 @@ a run killed half-way, or blocking checks that did not end or failed) is refused
 is behind: a mix, or unchecked rows, are never exported.
 
 Nor is a mix of two exports: the folder is written whole beside the target, under a hidden
-name, and renamed into place; an earlier export there is renamed aside first and removed
-after. A kill while writing leaves the earlier export as it was; between the two renames (two
-system calls) the target is absent for a moment, never part old and part new. What a killed
-export left beside the target is removed by the next export to it. A target that holds
-anything but an export's files is refused rather than replaced.
+name, and put in place in one system call (D84): renamed there, or over an earlier export
+exchanged with it (Linux's renameat2 RENAME_EXCHANGE, macOS's renamex_np RENAME_SWAP), the
+earlier export then removed from the hidden name. A reader, and a kill at any moment, finds
+the earlier export whole or the new one whole. Only where the system cannot exchange two
+folders (another system, or a file system such as NFS) is the earlier export renamed aside
+first, and the target absent between the two renames. What a killed export left beside the
+target is removed by the next export to it. A target that holds anything but an export's
+files is refused rather than replaced.
 
 The same payloads are written as JSON (the contract, the default), as CSV (one file per
 payload) or as one Excel workbook (one sheet per payload), for people who read them in a
@@ -21,11 +24,14 @@ string, never a formula, so it keeps the text verbatim.
 
 `index.json` at the root beside the documents' folders names, for people, each document a
 root holds: its files, title, revision, source file, format and when it was exported. It is
-merged with the index already there and replaced whole, as the folders are."""
+merged with the index already there and replaced whole by one rename, after the folders are
+in place: it never names a folder that is not there."""
 
 from __future__ import annotations
 
 import csv
+import ctypes
+import errno
 import glob
 import json
 import os
@@ -52,6 +58,10 @@ _QUEUE = TypeAdapter(list[c.ReviewQueueRow])
 _USAGE_FIELDS = list(c.CallUsage.model_fields)
 # Beside the target while an export is written, and an earlier export while it is replaced.
 _WRITING, _REPLACED = ".writing-", ".replaced-"
+# renameat2(2) on Linux: AT_FDCWD, RENAME_EXCHANGE; renamex_np(2) on macOS: RENAME_SWAP.
+_AT_FDCWD, _RENAME_EXCHANGE, _RENAME_SWAP = -100, 2, 2
+# What an exchange fails with where the system or the file system has none (NFS: EINVAL).
+_NO_EXCHANGE = {errno.EINVAL, errno.ENOSYS, errno.ENOTSUP, errno.EOPNOTSUPP}
 
 Format = Literal["json", "csv", "xlsx"]
 FORMATS: tuple[str, ...] = get_args(Format)
@@ -127,7 +137,7 @@ def export_into(store: Store, root: Path, doc_id: str, fmt: Format = "json") -> 
 
 def write_folder(target: Path, documents: dict[str, object], fmt: Format = "json") -> list[Path]:
     """`target` holding exactly `documents` (JSON file name → payload) in `fmt`, put in place
-    whole: by one rename, or, over an earlier export (of any format), by two."""
+    whole in one system call (_put_in_place), over an earlier export of any format too."""
     folder = Path(os.path.abspath(target))  # "." and ".." named, symbolic links not followed
     names = _file_names(folder.name, documents, fmt)
     _refuse_foreign(folder, set(names) | _export_names(folder.name, documents))
@@ -138,17 +148,47 @@ def write_folder(target: Path, documents: dict[str, object], fmt: Format = "json
     staging.mkdir()
     try:
         _WRITERS[fmt](staging, names, documents)
-        if folder.exists():
-            previous = folder.with_name(staging.name.replace(_WRITING, _REPLACED))
-            os.rename(folder, previous)
-            os.rename(staging, folder)
-            shutil.rmtree(previous)
-        else:
-            os.rename(staging, folder)
+        _put_in_place(staging, folder)
     except BaseException:
+        # Not yet in place, or (exchanged) the earlier export: either way no longer wanted.
         shutil.rmtree(staging, ignore_errors=True)
         raise
     return [target / name for name in names]
+
+
+def _put_in_place(staging: Path, folder: Path) -> None:
+    """The staging folder at `folder` in one system call, which a kill cannot split: renamed
+    there, or over an earlier export exchanged with it, the earlier export then removed from
+    the staging name. Where no exchange is to be had it takes two renames, and between them
+    (microseconds) there is no folder at all (D84)."""
+    if not folder.exists():
+        os.rename(staging, folder)
+    elif _exchange(staging, folder):
+        shutil.rmtree(staging)
+    else:
+        previous = folder.with_name(staging.name.replace(_WRITING, _REPLACED))
+        os.rename(folder, previous)
+        os.rename(staging, folder)
+        shutil.rmtree(previous)
+
+
+def _exchange(first: Path, second: Path) -> bool:
+    """Swaps two existing paths in one system call; False where the C library has no such call
+    (before glibc 2.28 or macOS 10.12) or the file system none (NFS)."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    paths = os.fsencode(first), os.fsencode(second)
+    if hasattr(libc, "renameat2"):
+        failed = libc.renameat2(_AT_FDCWD, paths[0], _AT_FDCWD, paths[1], _RENAME_EXCHANGE)
+    elif hasattr(libc, "renamex_np"):
+        failed = libc.renamex_np(paths[0], paths[1], _RENAME_SWAP)
+    else:
+        return False
+    if not failed:
+        return True
+    error = ctypes.get_errno()
+    if error in _NO_EXCHANGE:
+        return False
+    raise OSError(error, os.strerror(error), str(first), None, str(second))
 
 
 def _file_names(folder_name: str, documents: dict[str, object], fmt: Format) -> list[str]:
@@ -266,8 +306,9 @@ def _xlsx_text(text: str) -> str:
 
 
 def write_index(store: Store, root: Path, doc_ids: Iterable[str], fmt: Format, approved: bool = False) -> Path:
-    """`root/index.json` naming each exported document (its folder already written): merged
-    with the index there, written beside it and renamed into place."""
+    """`root/index.json` naming each exported document (its folder already in place, so the
+    index never names a folder that is not there): merged with the index there, written beside
+    it and renamed into place in one step."""
     path = root / INDEX_FILE
     documents = _read_index(path)
     exported_at = datetime.now(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")

@@ -1,16 +1,17 @@
-"""Export puts a document's folder in place whole: never a mix of two exports, never a part of one;
-as JSON, as CSV files or as a workbook, with an index of the documents at the root.
+"""Export puts a document's folder in place whole: never a mix of two exports, never a part of one,
+never no folder; as JSON, as CSV files or as a workbook, with an index of the documents at the root.
 
-The unit tests drive `write_folder` on payloads of our own; the kill test runs the real
-command on a long document of our own and kills it with SIGKILL while it writes, twice, over
-an earlier export, then compares every file's digest with the two exports it may be. The
-format tests run the real command on documents of our own and read what it wrote with the
-csv module and openpyxl."""
+The unit tests drive `write_folder` on payloads of our own; the kill tests run real exports of
+documents of our own and kill them with SIGKILL: one while it writes, twice, over an earlier
+export; and a loop of exports 30 times at random moments, looking at the folder all the while.
+Both compare every file's digest with the exports it may be. The format tests run the real
+command on documents of our own and read what it wrote with the csv module and openpyxl."""
 
 import csv
 import hashlib
 import json
 import os
+import random
 import shutil
 import signal
 import subprocess
@@ -65,9 +66,28 @@ def test_a_failure_while_writing_leaves_the_earlier_export_untouched(tmp_path):
     assert digests(target) == before and beside(target) == []
 
 
-def test_a_kill_between_the_renames_leaves_no_mix_and_the_next_export_cleans_up(tmp_path, monkeypatch):
+# The exchange is Linux's renameat2 and macOS's renamex_np; elsewhere an export takes two renames.
+EXCHANGES = pytest.mark.skipif(sys.platform not in ("linux", "darwin"), reason="no exchange of two folders here")
+
+
+@EXCHANGES
+def test_an_earlier_export_is_exchanged_with_the_new_one_never_moved_away_first(tmp_path, monkeypatch):
     target = tmp_path / "DOC"
     write_folder(target, {"a.json": [Row(n=1)]})
+
+    def no_rename(source, destination):
+        raise AssertionError(f"{source} renamed to {destination}: the target is gone until the next rename")
+
+    monkeypatch.setattr("knowledge_assets.export.os.rename", no_rename)
+    write_folder(target, {"a.json": [Row(n=2)]})
+    assert (target / "a.json").read_text(encoding="utf-8").count('"n": 2') == 1 and beside(target) == []
+
+
+def test_without_an_exchange_a_kill_between_the_renames_leaves_no_mix_and_the_next_export_cleans_up(
+        tmp_path, monkeypatch):
+    target = tmp_path / "DOC"
+    write_folder(target, {"a.json": [Row(n=1)]})
+    monkeypatch.setattr("knowledge_assets.export._exchange", lambda first, second: False)  # NFS, say
     renames = []
 
     def rename_then_die(source, destination):
@@ -200,6 +220,71 @@ def test_an_export_killed_while_it_writes_leaves_the_earlier_export_whole(tmp_pa
 
     assert _export(env, "LONG", out).returncode == 0
     assert digests(target) == new and beside(target) == ["index.json"]
+
+
+# Exports the document again and again (argv: store, root, doc_id, how many or 0 for ever, formats
+# in turn), as `export` does: a folder put in place, then the index.
+EXPORT_LOOP = """
+import itertools, sys
+from pathlib import Path
+from knowledge_assets.export import export_into
+from knowledge_assets.store.database import Store
+
+path, root, doc_id, count, *formats = sys.argv[1:]
+with Store(path).session() as store:
+    print("exporting", flush=True)
+    for fmt in itertools.islice(itertools.cycle(formats), int(count) or None):
+        export_into(store, Path(root), doc_id, fmt)
+"""
+
+
+def _export_loop(store: Path, root: Path, count: int, *formats: str) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-c", EXPORT_LOOP, store, root, "NORTH", str(count), *formats],
+                            cwd=PROJECT_ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def _exported(store: Path, root: Path, fmt: str) -> dict[str, str]:
+    process = _export_loop(store, root, 1, fmt)
+    assert process.wait(timeout=60) == 0, process.stderr.read()
+    return digests(root / "NORTH")
+
+
+@EXCHANGES
+def test_exports_killed_at_random_moments_leave_a_whole_export_that_the_index_names(stations, tmp_path):
+    """30 times: a loop of exports, JSON and CSV in turn, killed with SIGKILL at a random moment
+    while the folder is looked at; then the folder is one of the two exports, whole."""
+    env, _, _ = stations
+    store = tmp_path / "knowledge.duckdb"  # a copy: a killed process holds no store of another test
+    shutil.copyfile(env["KNOWLEDGE_DB"], store)
+    as_json, as_csv = _exported(store, tmp_path / "json", "json"), _exported(store, tmp_path / "csv", "csv")
+    assert as_json.keys() != as_csv.keys() and len(as_json) == len(as_csv) == 7
+    out = tmp_path / "out"
+    target = out / "NORTH"
+    _exported(store, out, "csv")
+    looks = 0
+    for _ in range(30):
+        moment = random.uniform(0, 0.1)  # an export takes some 25 ms: the moment falls in any part of one
+        process = _export_loop(store, out, 0, "json", "csv")
+        try:
+            assert process.stdout.readline() == "exporting\n", process.stderr.read()
+            deadline = time.monotonic() + moment
+            while time.monotonic() < deadline:
+                # Each look resolves the name once: the folder is never absent, whatever the export does.
+                assert target.is_dir(), f"no folder {looks} looks in"
+                looks += 1
+        finally:
+            process.send_signal(signal.SIGKILL)
+        assert process.wait(timeout=60) == -signal.SIGKILL, process.stderr.read()
+        found = digests(target)
+        assert found in (as_json, as_csv), f"killed {moment * 1000:.1f} ms in: {sorted(found)}"
+        for path in target.iterdir():
+            if path.suffix == ".json":
+                json.loads(path.read_text(encoding="utf-8"))
+        index = json.loads((out / "index.json").read_text(encoding="utf-8"))["documents"]
+        assert list(index) == ["NORTH"] and all((out / doc_id).is_dir() for doc_id in index)
+    assert looks > 10_000  # some 1.5 s of looking, over some 60 exports
+    # What the kills left beside the folder, the next export removes.
+    assert _exported(store, out, "json") == as_json and beside(target) == ["index.json"]
 
 
 # --- formats ------------------------------------------------------------------------------------

@@ -37,11 +37,15 @@ def test_extract_and_evaluation_have_no_missing_upstream_error_of_their_own():
     assert stages.MissingUpstream is scores.MissingUpstream is MissingUpstream
 
 
-def test_a_refusal_exits_2_and_every_other_expected_failure_1():
+def test_a_refusal_exits_2_a_signal_128_plus_its_number_and_every_other_expected_failure_1():
+    import signal
+
+    from knowledge_assets.defs.queued import Interrupted
     from knowledge_assets.semantic_review.refusal import Refusal
 
-    codes = {cls.exit_code for name, cls in _exception_classes().items() if not issubclass(cls, Refusal)}
+    codes = {cls.exit_code for name, cls in _exception_classes().items() if not issubclass(cls, Refusal | Interrupted)}
     assert (Refusal.exit_code, codes) == (2, {1})
+    assert Interrupted("stopped", signal.SIGTERM).exit_code == 143 and Interrupted.exit_code == 130
 
 
 def test_the_missing_parsed_document_message_names_the_document_and_the_asset_to_run():

@@ -11,7 +11,9 @@ from tests.conftest import PROJECT_ROOT
 
 def test_the_project_instance_queues_runs_limits_the_llm_pool_keeps_storage_in_the_home_and_sends_no_telemetry():
     config, _ = dagster_instance_config(str(PROJECT_ROOT))
-    assert config["concurrency"] == {"runs": {"max_concurrent_runs": 4}, "pools": {"default_limit": 2}}
+    # The queue waits for the llm pool's slots (D85), never a step inside its run.
+    assert config["concurrency"] == {"runs": {"max_concurrent_runs": 4},
+                                     "pools": {"default_limit": 2, "granularity": "run"}}
     assert config["storage"]["custom"]["class"] == "HeldSqliteStorage"
     assert config["storage"]["custom"]["config"]["base_dir"] == ".knowledge"
     assert config["compute_logs"]["config"]["base_dir"] == ".knowledge/storage"
@@ -27,4 +29,5 @@ def test_the_multi_node_instance_config_is_a_valid_dagster_yaml(tmp_path, monkey
     config, _ = dagster_instance_config(str(tmp_path))
     assert "postgres" in config["storage"]
     assert config["run_launcher"]["class"] == "K8sRunLauncher"
-    assert config["concurrency"]["pools"] == {"default_limit": 2}
+    assert config["concurrency"]["pools"] == {"default_limit": 2, "granularity": "run"}
+    assert config["run_monitoring"]["enabled"] and config["run_monitoring"]["free_slots_after_run_end_seconds"] > 0

@@ -28,8 +28,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import dagster as dg
-from dagster._core.storage.tags import ASSET_PARTITION_RANGE_END_TAG, ASSET_PARTITION_RANGE_START_TAG
+from dagster._core.storage.tags import (
+    ASSET_PARTITION_RANGE_END_TAG,
+    ASSET_PARTITION_RANGE_START_TAG,
+    PARTITION_NAME_TAG,
+)
 
+from knowledge_assets.defs import queued
 from knowledge_assets.defs.assets.batch import DOCUMENT_SECONDS, FAILED_DOCUMENTS
 from knowledge_assets.defs.jobs import RUNNABLE, extract_document
 from knowledge_assets.defs.partitions import documents
@@ -99,21 +104,60 @@ def hold_connections(instance: dg.DagsterInstance) -> None:
 
 
 def _materialize(instance: dg.DagsterInstance, doc_ids: list[str], verbose: bool) -> dict[str, PartitionOutcome]:
+    """Runs the documents in waves: each wave's runs, then the survivors and the failed of the
+    runs over several documents that failed, until every document has its outcome."""
+    order = instance.get_dynamic_partitions(documents.name)
     outcomes: dict[str, PartitionOutcome] = {}
-    for batch in contiguous_ranges(instance.get_dynamic_partitions(documents.name), doc_ids):
+    wave = contiguous_ranges(order, doc_ids)
+    while wave:
+        retry: list[list[str]] = []
+        for batch, run in zip(wave, _run_batches(instance, wave, verbose), strict=True):
+            if run.success or len(batch) == 1:
+                outcomes |= _outcomes(run, batch)
+                continue
+            # A run that failed without naming its documents (an error outside any document) tells
+            # nothing about which: each then runs alone.
+            failed = failed_documents(run.events) or set(batch)
+            retry += contiguous_ranges(order, [d for d in batch if d not in failed])
+            retry += [[doc_id] for doc_id in batch if doc_id in failed]
+        wave = retry
+    return outcomes
+
+
+@dataclass(frozen=True)
+class FinishedRun:
+    """A run that ended, as the instance recorded it, whoever executed it."""
+
+    run_id: str
+    success: bool
+    events: list[dg.DagsterEvent]
+    wall: float
+
+    @classmethod
+    def read(cls, instance: dg.DagsterInstance, run_id: str, wall: float | None = None) -> FinishedRun:
+        record = instance.get_run_record_by_id(run_id)
+        if wall is None:
+            wall = max((record.end_time or 0.0) - (record.start_time or 0.0), 0.0)
+        events = [entry.dagster_event for entry in instance.all_logs(run_id) if entry.dagster_event is not None]
+        return cls(run_id, record.dagster_run.status == dg.DagsterRunStatus.SUCCESS, events, wall)
+
+
+def _run_batches(instance: dg.DagsterInstance, wave: list[list[str]], verbose: bool) -> list[FinishedRun]:
+    """Each batch's run: on a shared instance all submitted to its queue at once and waited for
+    (`defs/queued.py`), else executed here one after another. Either way the outcome is read
+    back from the instance, so both paths report alike (docs/decisions.md D85)."""
+    if queued.is_shared(instance):
+        queued.require_shared_store(instance)
+        queued.require_daemon(instance)
+        run_ids = [queued.submit(JOB_NAME, _tags(batch)) for batch in wave]
+        queued.wait(instance, run_ids)
+        return [FinishedRun.read(instance, run_id) for run_id in run_ids]
+    runs = []
+    for batch in wave:
         started = time.perf_counter()
         result = _execute(instance, batch, verbose)
-        wall = time.perf_counter() - started
-        if result.success or len(batch) == 1:
-            outcomes |= _outcomes(result, batch, wall)
-            continue
-        # A run that failed without naming its documents (an error outside any document) tells
-        # nothing about which: each then runs alone.
-        failed = failed_documents(result) or set(batch)
-        outcomes |= _materialize(instance, [d for d in batch if d not in failed], verbose)
-        for doc_id in (d for d in batch if d in failed):
-            outcomes |= _materialize(instance, [doc_id], verbose)
-    return outcomes
+        runs.append(FinishedRun.read(instance, result.run_id, time.perf_counter() - started))
+    return runs
 
 
 def contiguous_ranges(order: Sequence[str], doc_ids: Sequence[str]) -> list[list[str]]:
@@ -128,10 +172,16 @@ def contiguous_ranges(order: Sequence[str], doc_ids: Sequence[str]) -> list[list
     return ranges
 
 
-def _execute(instance: dg.DagsterInstance, batch: list[str], verbose: bool) -> dg.ExecuteInProcessResult:
-    tags = {"knowledge_assets/launched_by": "cli", **process_tags()}
+def _tags(batch: list[str]) -> dict[str, str]:
+    """A run's tags: who launched it, and its documents (one partition, or a range of them)."""
+    tags = {"knowledge_assets/launched_by": "cli"}
     if len(batch) > 1:
-        tags |= {ASSET_PARTITION_RANGE_START_TAG: batch[0], ASSET_PARTITION_RANGE_END_TAG: batch[-1]}
+        return tags | {ASSET_PARTITION_RANGE_START_TAG: batch[0], ASSET_PARTITION_RANGE_END_TAG: batch[-1]}
+    return tags | {PARTITION_NAME_TAG: batch[0]}
+
+
+def _execute(instance: dg.DagsterInstance, batch: list[str], verbose: bool) -> dg.ExecuteInProcessResult:
+    tags = {key: value for key, value in _tags(batch).items() if key != PARTITION_NAME_TAG} | process_tags()
     return RUNNABLE.resolve_job_def(JOB_NAME).execute_in_process(
         instance=instance,
         partition_key=batch[0] if len(batch) == 1 else None,
@@ -144,18 +194,18 @@ def _execute(instance: dg.DagsterInstance, batch: list[str], verbose: bool) -> d
     )
 
 
-def _outcomes(result: dg.ExecuteInProcessResult, batch: list[str], wall: float) -> dict[str, PartitionOutcome]:
+def _outcomes(run: FinishedRun, batch: list[str]) -> dict[str, PartitionOutcome]:
     metadata: dict[str, dict[str, dict[str, object]]] = {doc_id: {} for doc_id in batch}
-    for event in result.get_asset_materialization_events():
+    for event in run.events:
+        if event.event_type != dg.DagsterEventType.ASSET_MATERIALIZATION:
+            continue
         materialization = event.event_specific_data.materialization
         metadata[materialization.partition][materialization.asset_key.to_user_string()] = {
             key: value.value for key, value in materialization.metadata.items()
         }
-    error = None
-    if not result.success:
-        error = run_failure_cause(result.all_events)
-    return {doc_id: PartitionOutcome(doc_id, result.success, result.run_id, error, metadata[doc_id], seconds)
-            for doc_id, seconds in _own_seconds(metadata, wall).items()}
+    error = None if run.success else run_failure_cause(run.events)
+    return {doc_id: PartitionOutcome(doc_id, run.success, run.run_id, error, metadata[doc_id], seconds)
+            for doc_id, seconds in _own_seconds(metadata, run.wall).items()}
 
 
 def _own_seconds(metadata: dict[str, dict[str, dict[str, object]]], wall: float) -> dict[str, float]:
@@ -167,16 +217,16 @@ def _own_seconds(metadata: dict[str, dict[str, dict[str, object]]], wall: float)
     return {doc_id: seconds + shared for doc_id, seconds in own.items()}
 
 
-def failed_documents(result: dg.ExecuteInProcessResult) -> set[str]:
+def failed_documents(events: Sequence[dg.DagsterEvent]) -> set[str]:
     """The documents a failed run over several named: those a step failed for, and those a
     blocking check failed for."""
     failed: set[str] = set()
-    for event in result.get_step_failure_events():
+    for event in (e for e in events if e.event_type == dg.DagsterEventType.STEP_FAILURE):
         user_failure = event.step_failure_data.user_failure_data
         named = user_failure.metadata.get(FAILED_DOCUMENTS) if user_failure is not None else None
         if named is not None:
             failed |= set(named.value if isinstance(named.value, dict) else json.loads(named.value))
-    for evaluation in _failed_checks(result.all_events):
+    for evaluation in _failed_checks(events):
         if evaluation.blocking and evaluation.partition is not None:
             failed.add(evaluation.partition)
     return failed

@@ -7,7 +7,13 @@ runs (dagster.yaml); `knowledge-assets run` has no daemon, so before each run it
 
 A run is dead when its recorded process (the pid the CLI tags, else the pid of its run-start
 event) is not alive on this host, or when it has been STARTED past a bound with no event since
-(no heartbeat) — the only test that also holds for a run started on another machine.
+(no heartbeat).
+
+Only the embedded instance needs this: there a `knowledge-assets run` executes in its own
+process, where no daemon sees it. On a shared instance every run goes through the queue and the
+daemon's run monitoring watches it (defs/queued.py, docs/decisions.md D85), so this does nothing
+there: a pid means nothing on another machine, and failing another machine's live run for its
+silence would be worse than waiting for the monitor.
 """
 
 from __future__ import annotations
@@ -20,6 +26,8 @@ from pathlib import Path
 
 import dagster as dg
 from dagster._core.events import DagsterEventType
+
+from knowledge_assets.defs.queued import is_shared
 
 PID_TAG = "knowledge_assets/pid"
 HOST_TAG = "knowledge_assets/host"
@@ -81,7 +89,10 @@ def _death_cause(instance: dg.DagsterInstance, run: dg.DagsterRun, silence_bound
 
 
 def free_dead_runs(instance: dg.DagsterInstance, silence_bound_s: float = DEFAULT_SILENCE_BOUND_S) -> list[DeadRun]:
-    """Marks every dead unfinished run failed and frees its concurrency slots."""
+    """Marks every dead unfinished run failed and frees its concurrency slots; none on a shared
+    instance, whose daemon monitors its runs (module docstring)."""
+    if is_shared(instance):
+        return []
     dead = []
     for run in instance.get_runs(filters=dg.RunsFilter(statuses=_UNFINISHED)):
         cause = _death_cause(instance, run, silence_bound_s)

@@ -175,7 +175,7 @@ def test_a_range_run_names_the_documents_a_step_failed_for_and_no_partition_mate
     result = _range_run(instance, ["a", "broken-1", "b", "broken-2"])
 
     assert not result.success
-    assert failed_documents(result) == {"broken-1", "broken-2"}
+    assert failed_documents(result.all_events) == {"broken-1", "broken-2"}
     [failure] = result.get_step_failure_events()
     assert failure.step_failure_data.user_failure_data.description == (
         "2 of 4 documents failed: broken-1: unreadable; broken-2: unreadable")
@@ -186,7 +186,7 @@ def test_a_range_run_records_each_documents_check_and_names_the_one_a_blocking_c
     result = _range_run(instance, ["a", "toolong", "b"])
 
     assert not result.success
-    assert failed_documents(result) == {"toolong"}
+    assert failed_documents(result.all_events) == {"toolong"}
     materialised = {e.event_specific_data.materialization.partition: e.event_specific_data.materialization
                     for e in result.get_asset_materialization_events()}
     assert {k: m.metadata["length"].value for k, m in materialised.items()} == {"a": 1, "toolong": 7, "b": 1}

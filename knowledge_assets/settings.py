@@ -85,18 +85,18 @@ def instance_folder() -> tuple[Path, str]:
 
 
 def cannot_write(folder: Path) -> str | None:
-    """Why no file can be written in `folder`, created first when missing, in a few words (a
-    parent that is a file, no permission); None when one can. The probe is a file without a
-    name where the system allows one, so nobody else ever sees it."""
+    """Why no file can be written in `folder`, in a few words (a parent that is a file, no
+    permission); None when one can. Nothing is created: a missing folder is judged by the
+    nearest folder above it that exists, where the command would create it; the probe is a
+    file without a name where the system allows one, so nobody else ever sees it."""
+    existing = folder
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    if not existing.is_dir():
+        return "it is a file, not a folder" if existing == folder else f"{existing} is a file, not a folder"
     try:
-        folder.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryFile(dir=folder):
+        with tempfile.TemporaryFile(dir=existing):
             return None
-    except FileExistsError:
-        return "it is a file, not a folder"
-    except NotADirectoryError:
-        blocker = next(parent for parent in folder.parents if parent.exists())
-        return f"{blocker} is a file, not a folder"
     except OSError as exc:
         return exc.strerror or str(exc)
 

@@ -24,10 +24,10 @@ def test_the_project_instance_queues_runs_limits_the_llm_pool_keeps_storage_in_t
 def test_the_multi_node_instance_config_is_a_valid_dagster_yaml(tmp_path, monkeypatch):
     shutil.copy(PROJECT_ROOT / "docs" / "dagster.multi-node.yaml", tmp_path / "dagster.yaml")
     for name in ("DAGSTER_PG_HOST", "DAGSTER_PG_USERNAME", "DAGSTER_PG_PASSWORD", "DAGSTER_PG_DB",
-                 "DAGSTER_COMPUTE_LOG_BUCKET"):
+                 "DAGSTER_COMPUTE_LOG_BUCKET", "KNOWLEDGE_CELERY_BROKER", "KNOWLEDGE_CELERY_BACKEND"):
         monkeypatch.setenv(name, "set-by-the-deployment")
     config, _ = dagster_instance_config(str(tmp_path))
     assert "postgres" in config["storage"]
-    assert config["run_launcher"]["class"] == "K8sRunLauncher"
+    assert config["run_launcher"]["class"] == "CeleryRunLauncher"
     assert config["concurrency"]["pools"] == {"default_limit": 2, "granularity": "run"}
     assert config["run_monitoring"]["enabled"] and config["run_monitoring"]["free_slots_after_run_end_seconds"] > 0

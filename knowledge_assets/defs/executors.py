@@ -6,8 +6,10 @@ they must on every other setting). The default, `in_process`, runs a run's steps
 another in the run worker: they share one DuckDB file, one writer at a time, and a process per
 step only added start-up (docs/decisions.md D40). On the shared store (`KNOWLEDGE_STORE`, a
 PostgreSQL URL) steps may run apart: `multiprocess` (a process per step on the run worker's
-machine), `k8s` (a Kubernetes Job per step) or `celery` (Celery workers). The last two need
-their Dagster library installed; a missing one, or an unknown name, is one line naming what to do.
+machine), `k8s` (a Kubernetes Job per step) or `celery` (Celery workers; the broker and the
+result backend from `KNOWLEDGE_CELERY_BROKER` and `KNOWLEDGE_CELERY_BACKEND` where the run
+executes). The last two need their Dagster library installed; a missing one, or an unknown
+name, is one line naming what to do.
 """
 
 from __future__ import annotations
@@ -28,6 +30,9 @@ _EXECUTORS: dict[str, tuple[str, str, str]] = {
     "celery": ("dagster_celery", "celery_executor", "dagster-celery==0.29.27"),
 }
 DEFAULT = "in_process"
+# Celery's broker and result backend, read from the environment where the run executes (never
+# written into a run's config, where the UI would show a password in the URL).
+CELERY_BROKER, CELERY_BACKEND = "KNOWLEDGE_CELERY_BROKER", "KNOWLEDGE_CELERY_BACKEND"
 
 
 class ExecutorSettingError(KnowledgeError):
@@ -41,8 +46,12 @@ def chosen_executor(name: str | None = None) -> dg.ExecutorDefinition:
         raise ExecutorSettingError(f"{SETTING}={name!r} is not an executor; choose one of {', '.join(_EXECUTORS)}")
     module, attribute, package = _EXECUTORS[name]
     try:
-        return getattr(importlib.import_module(module), attribute)
+        executor = getattr(importlib.import_module(module), attribute)
     except ImportError:
         raise ExecutorSettingError(
             f"{SETTING}={name} needs {package}: .venv/bin/python -m pip install '{package}'"
         ) from None
+    if name == "celery":
+        return executor.configured({"broker": {"env": CELERY_BROKER}, "backend": {"env": CELERY_BACKEND}},
+                                   name="celery_executor")
+    return executor

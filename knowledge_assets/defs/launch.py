@@ -249,7 +249,24 @@ def run_failure_cause(events: Sequence[dg.DagsterEvent]) -> str:
     if steps:
         return "; ".join(steps)
     failed_checks = [f"{e.asset_key.to_user_string()}:{e.check_name}" for e in _failed_checks(events)]
-    return "blocking check failed: " + ", ".join(failed_checks) if failed_checks else "run failed"
+    if failed_checks:
+        return "blocking check failed: " + ", ".join(failed_checks)
+    return next((_run_failure_message(e) for e in events if e.event_type == dg.DagsterEventType.RUN_FAILURE),
+                "run failed")
+
+
+def _run_failure_message(event: dg.DagsterEvent) -> str:
+    """Why a run failed with no step's failure to name: the executor's error (a step's worker
+    lost: "[formulas]: WorkerLostError: …") or what ended it (the run monitor's verdict)."""
+    error = getattr(event.event_specific_data, "error", None)
+    if error is not None:
+        while error.cause is not None:
+            error = error.cause
+        text = _user_message(error)
+    else:
+        text = event.message or "run failed"
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    return " ".join(lines[:3]) if lines else "run failed"
 
 
 def failure_message(event: dg.DagsterEvent) -> str:

@@ -2,9 +2,9 @@
 
     review list --doc-id X [--json]                         the pending entries, in queue order
     review show ID [--doc-id X]                             the entry now, its state and history (JSON)
-    review approve ID --reviewer NAME [--note TEXT]
-    review reject ID --reviewer NAME --note TEXT
-    review edit ID --payload FILE --reviewer NAME [--note TEXT]
+    review approve ID --reviewer NAME [--seen FINGERPRINT] [--note TEXT]
+    review reject ID --reviewer NAME --note TEXT [--seen FINGERPRINT]
+    review edit ID --payload FILE --reviewer NAME [--seen FINGERPRINT] [--note TEXT]
     review serve [--host 127.0.0.1] [--port 8765] [--lock-timeout S]   the same review in the browser
 
 ID is a term_id, formula_id, rule_id or domain_id, or `<domain_id>:<surface>` for a key
@@ -13,6 +13,13 @@ an invalid payload writes nothing and exits 1 (a ReviewError, reported by `knowl
 and so does a decision on an entry that is not of the document's current revision. `list` and
 `show` still show such a document's entries, after one line on stderr saying what is behind and
 the command that brings it up to date.
+
+`list` and `show` print each entry's content fingerprint; `--seen` passes it back (the whole
+`sha256:…`, or at least its first 12 hex digits), and the decision is refused if a run changed
+the entry since: exit 1, one line naming the fields that changed, then each field's value shown
+and now, nothing written (review/decisions.py, D82). Without `--seen` the decision is taken on
+the entry as stored when the command runs, and the line it prints names that content's
+fingerprint.
 """
 
 from __future__ import annotations
@@ -24,9 +31,10 @@ from dataclasses import asdict
 from pathlib import Path
 
 from knowledge_assets.errors import read_json
-from knowledge_assets.review.decisions import Decision, Review, history, record_decision, validate_edit
+from knowledge_assets.review.decisions import Decision, Review, Shown, history, record_decision, validate_edit
 from knowledge_assets.review.documents import pending_work, progress, queue_entries
 from knowledge_assets.review.entities import ReviewError, find
+from knowledge_assets.review.fingerprint import short_fingerprint
 from knowledge_assets.review.status import statuses_of
 from knowledge_assets.settings import store_setting
 from knowledge_assets.store.database import Store
@@ -58,6 +66,7 @@ def cmd_list(args: argparse.Namespace) -> int:
             where += f" §{item.section_no}"
         print(f"{item.rank:>4}  {item.kind:<13} {item.id}  {item.state}  {where}  {item.label}")
         print(f"      reason: {item.reason}")
+        print(f"      seen:   {short_fingerprint(item.fingerprint)}")
         if item.kept:
             print(f"      kept:   {item.kept}")
         print(f"      span:   {' '.join(item.span.split())}")
@@ -108,8 +117,10 @@ def _decide(args: argparse.Namespace, decision: Decision, edited_from: Path | No
     if edited_from is not None:
         payload = read_json(edited_from, ReviewError, "payload")
         edited = validate_edit(item, payload, str(edited_from))
-    review = record_decision(store, item, decision, args.reviewer, args.note, edited)
-    print(f"{decision} {item.key.kind} {item.key.ref} ({item.label}) in {item.doc_id}: {review.review_id}")
+    shown = None if args.seen is None else Shown(args.seen)
+    review = record_decision(store, item, decision, args.reviewer, args.note, edited, shown=shown)
+    print(f"{decision} {item.key.kind} {item.key.ref} ({item.label}) in {item.doc_id}: {review.review_id} "
+          f"(content {short_fingerprint(review.fingerprint)})")
     return 0
 
 
@@ -145,6 +156,9 @@ def _decision(commands: argparse._SubParsersAction, name: str, help: str, handle
     parser.add_argument("--doc-id", help="the document, when the id alone does not say")
     parser.add_argument("--reviewer", required=True, help="who decides")
     parser.add_argument("--note", required=note_required, help="why" + (" (required)" if note_required else ""))
+    parser.add_argument("--seen", metavar="FINGERPRINT",
+                        help="the content fingerprint `review list` or `review show` printed (sha256:…, or its "
+                        "first 12+ hex digits): refused, nothing written, if a run changed the entry since")
     return parser
 
 

@@ -4,13 +4,20 @@ Each row records what the reviewer saw (the content fields and their fingerprint
 re-extraction can tell whether the decision still applies to the content now stored.
 
 A decision is recorded here and nowhere else, so every surface (the CLI, the web form, a bulk
-action) meets the same refusal: an entry whose asset is not at the document's current revision,
-or whose blocking checks did not end or failed (store/revisions.py), takes no decision.
+action, an undo) meets the same refusals:
+  - an entry whose asset is not at the document's current revision, or whose blocking checks
+    did not end or failed (store/revisions.py), takes no decision;
+  - a decision names the content it was taken on (`Shown`: the fingerprint the page or command
+    showed, and the content itself when the surface carried it). When the content stored now
+    has another fingerprint — a run changed it after the page was opened or `review show`
+    printed it — the decision is refused (`ContentChanged`, carrying the content now and the
+    fields that changed), so nothing is ever recorded on text its reviewer did not see (D82).
 """
 
 from __future__ import annotations
 
 import json
+import re
 import uuid
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -19,7 +26,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ValidationError
 
 from knowledge_assets.review.entities import KEY_PARAMETER, MODELS, EntityKey, Reviewable, ReviewError, kind_branch
-from knowledge_assets.review.fingerprint import fingerprint, reviewed_content
+from knowledge_assets.review.fingerprint import changed_fields, fingerprint, reviewed_content, short_fingerprint
 from knowledge_assets.store.database import Store
 from knowledge_assets.store.review import decision_rows
 from knowledge_assets.store.revisions import revision_state
@@ -30,6 +37,10 @@ Decision = Literal["approved", "edited", "rejected", "withdrawn"]
 # here, where the CLI and the web form both record, so neither can store a page-sized one.
 REVIEWER_MAX_CHARS = 200
 NOTE_MAX_CHARS = 5_000
+# A fingerprint as a person types it: `sha256:` optional, and at least its first 12 hex digits
+# (48 bits: no two contents an entry has had share them by chance).
+SEEN_MIN_DIGITS = 12
+_SEEN = re.compile(rf"(?:sha256:)?([0-9a-f]{{{SEEN_MIN_DIGITS},64}})")
 
 
 @dataclass(frozen=True)
@@ -129,6 +140,90 @@ def _of_current_revision(store: Store, item: Reviewable) -> None:
         raise ReviewError(f"not recorded: {item.key.ref} is in {asset}, which is not current. {state.describe()}")
 
 
+@dataclass(frozen=True)
+class Shown:
+    """What a surface showed a reviewer of an entry: its content fingerprint (`sha256:<hex>`, or at
+    least its first 12 hex digits as a person types them) and, when the surface carried it, the
+    content itself. The content only names the difference on a refusal, and only when it hashes
+    to the fingerprint: a form cannot claim to have shown other content than its fingerprint's."""
+
+    fingerprint: str
+    content: dict[str, Any] | None = None
+
+
+class ContentChanged(ReviewError):
+    """A decision taken on content other than the entry's content stored now: nothing is written.
+
+    Carries the content now and, when what was shown is known (the surface carried it, or an
+    earlier decision recorded it), the content shown, so every surface can show the difference."""
+
+    def __init__(self, item: Reviewable, shown: str, now: str, content_now: dict[str, Any],
+                 content_shown: dict[str, Any] | None):
+        self.item = item
+        self.shown = shown  # the fingerprint shown, in full when it is known
+        self.now = now
+        self.content_now = content_now
+        self.content_shown = content_shown
+        super().__init__("\n".join([self.summary, *self.details]))
+
+    @property
+    def changed(self) -> list[str] | None:
+        """The content fields that differ from what was shown; None when that is not known."""
+        return None if self.content_shown is None else changed_fields(self.content_shown, self.content_now)
+
+    @property
+    def summary(self) -> str:
+        """`not recorded: t_… (MTTR) changed since it was shown: definition (shown sha256:…, now sha256:…); …`."""
+        what = f": {', '.join(self.changed)}" if self.changed else ""
+        shown, now = short_fingerprint(self.shown), short_fingerprint(self.now)
+        return (f"not recorded: {self.item.key.ref} ({self.item.label}) changed since it was shown{what} "
+                f"(shown {shown}, stored now {now}); look at it again and decide on what is stored now")
+
+    @property
+    def details(self) -> list[str]:
+        """One line a field: `definition: "was" → "now"`, or what is stored now if the shown is not known."""
+        if self.content_shown is None:
+            return ["  what was shown is not known; stored now:",
+                    *(f"  {name}: {_quoted(value)}" for name, value in self.content_now.items())]
+        return [f"  {name}: {_quoted(self.content_shown.get(name))} → {_quoted(self.content_now[name])}"
+                for name in self.changed or ()]
+
+
+def _quoted(value: object) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _seen_digits(seen: str) -> str:
+    found = _SEEN.fullmatch(seen.strip().lower())
+    if found is None:
+        raise ReviewError(f"{seen!r} is not a content fingerprint: give sha256:<hex>, or at least its first "
+                          f"{SEEN_MIN_DIGITS} hex digits, as `review list` and `review show` print it")
+    return found.group(1)
+
+
+def content_changed(store: Store, item: Reviewable, shown: Shown) -> ContentChanged | None:
+    """None when `shown` names the entry's content stored now; else the refusal, with what changed.
+
+    A fingerprint given in part must be the start of one content only, of those the entry has
+    now and has had decided on; what was shown is the surface's content if it hashes to the
+    fingerprint, else the content an earlier decision recorded under it, else not known."""
+    digits = _seen_digits(shown.fingerprint)
+    content = reviewed_content(item.key.kind, item.entity)
+    now = fingerprint(content)
+    if now == "sha256:" + digits:
+        return None
+    decided = {r.fingerprint: r.reviewed_content for r in history(store, item.doc_id) if r.key == item.key}
+    matching = {seen for seen in (now, *decided) if seen.startswith("sha256:" + digits)}
+    if len(matching) > 1:
+        raise ReviewError(f"{shown.fingerprint!r} is the start of more than one content of {item.key.ref}; "
+                          "give more of its digits")
+    if now in matching:
+        return None
+    seen = matching.pop() if matching else "sha256:" + digits
+    carried = shown.content if isinstance(shown.content, dict) and fingerprint(shown.content) == seen else None
+    return ContentChanged(item, seen, now, content, carried if carried is not None else decided.get(seen))
+
+
 def record_decision(
     store: Store,
     item: Reviewable,
@@ -136,24 +231,35 @@ def record_decision(
     reviewer: str,
     note: str | None = None,
     edited: BaseModel | None = None,
+    *,
+    shown: Shown | None = None,
 ) -> Review:
-    """Appends one decision on the entity as it is now stored, if it is of the current revision."""
+    """Appends one decision on the entity as it is now stored, if it is of the current revision
+    and, when `shown` says what the reviewer was shown, if that is the content stored now.
+
+    Every surface where a person decides passes `shown` (the page's forms, `review … --seen`);
+    None is for a caller that read `item` itself and decides on it as it is (a script, a test)."""
     if (decision == "edited") != (edited is not None):
         raise ReviewError("an edited payload goes with the decision 'edited', and only with it")
     content = reviewed_content(item.key.kind, item.entity)
     return _append(store, item, decision, reviewer, note,
-                   None if edited is None else edited.model_dump(mode="json"), content)
+                   None if edited is None else edited.model_dump(mode="json"), content, shown)
 
 
-def restore_decision(store: Store, item: Reviewable, earlier: Review, reviewer: str, note: str) -> Review:
+def restore_decision(store: Store, item: Reviewable, earlier: Review, reviewer: str, note: str, *,
+                     shown: Shown | None = None) -> Review:
     """Appends `earlier` again under `reviewer`'s name, on the content its reviewer saw (its
     fingerprint and reviewed content, its edited payload): the entry gets back the state it had
-    under that decision, `stale` if the content changed since it was taken. What an undo writes."""
-    return _append(store, item, earlier.decision, reviewer, note, earlier.edited_payload, earlier.reviewed_content)
+    under that decision, `stale` if the content changed since it was taken. What an undo writes.
+
+    `shown` is what the page the undo was pressed on showed: it must still be the content stored
+    now, as for any decision, though the row records the earlier decision's content."""
+    return _append(store, item, earlier.decision, reviewer, note, earlier.edited_payload, earlier.reviewed_content,
+                   shown)
 
 
 def _append(store: Store, item: Reviewable, decision: Decision, reviewer: str, note: str | None,
-            edited_payload: dict[str, Any] | None, content: dict[str, Any]) -> Review:
+            edited_payload: dict[str, Any] | None, content: dict[str, Any], shown: Shown | None) -> Review:
     if not reviewer.strip():
         raise ReviewError("a reviewer name is required")
     _within_limit("a reviewer name", reviewer.strip(), REVIEWER_MAX_CHARS)
@@ -161,6 +267,9 @@ def _append(store: Store, item: Reviewable, decision: Decision, reviewer: str, n
     if decision == "rejected" and not (note or "").strip():
         raise ReviewError("a rejection needs a note saying why")
     _of_current_revision(store, item)
+    changed = None if shown is None else content_changed(store, item, shown)
+    if changed is not None:
+        raise changed
     review = Review(
         review_id="rv_" + uuid.uuid4().hex,
         doc_id=item.doc_id,

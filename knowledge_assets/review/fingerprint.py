@@ -26,6 +26,8 @@ from knowledge_assets.branches import DOMAIN_CONTEXT, FORMULA, GLOSSARY, BranchT
 from knowledge_assets.review.entities import KEY_PARAMETER, Kind
 from knowledge_assets.verify.spans import normalise
 
+# 64 bits of the hash: a person can copy it, and no two contents of an entry share it by chance.
+SHORT_DIGITS = 16
 CONTENT_FIELDS: BranchTable[tuple[str, ...]] = BranchTable(
     lambda spec: spec.review_kind, lambda spec: spec.content_fields, extra={KEY_PARAMETER: ("surface",)})
 
@@ -50,6 +52,11 @@ def reviewed_content(kind: Kind, entity: BaseModel) -> dict[str, Any]:
 def fingerprint(content: dict[str, Any]) -> str:
     canonical = json.dumps(content, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     return "sha256:" + hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def short_fingerprint(value: str) -> str:
+    """`sha256:` and the first 16 hex digits: what a person reads, and types back as `--seen`."""
+    return "sha256:" + value.removeprefix("sha256:")[:SHORT_DIGITS]
 
 
 def changed_fields(before: dict[str, Any], after: dict[str, Any]) -> list[str]:

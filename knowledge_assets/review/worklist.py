@@ -43,6 +43,7 @@ class WorkItem:
     page_no: int | None
     section_no: str | None
     span: str
+    fingerprint: str  # of the content listed: what `review approve … --seen` passes back
     kept: str | None = None
 
 

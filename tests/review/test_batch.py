@@ -7,13 +7,13 @@ from dataclasses import replace
 import pytest
 
 from knowledge_assets import contracts as c
-from knowledge_assets.review.batch import decide_all, undo
-from knowledge_assets.review.decisions import history, record_decision
+from knowledge_assets.review.batch import EntriesChanged, decide_all, undo
+from knowledge_assets.review.decisions import Shown, history, record_decision
 from knowledge_assets.review.documents import progress, queue_entries
 from knowledge_assets.review.entities import ReviewError
 from knowledge_assets.review.fingerprint import fingerprint
 from knowledge_assets.review.status import review_statuses
-from tests.review.conftest import PRM
+from tests.review.conftest import PRM, snapshot
 
 
 def _undefined_terms(store) -> list:
@@ -110,3 +110,50 @@ def test_undo_of_a_reapproval_after_the_content_changed_brings_the_entry_back_to
     restored = history(extracted, PRM)[-1]
     assert (restored.decision, restored.reviewer, restored.fingerprint) == ("approved", "alice", earlier.fingerprint)
     assert restored.note.startswith("undo of approved by alice") and "restores approved by bob" in restored.note
+
+
+def _shown_now(entries) -> dict:
+    return {e.status.key: Shown(e.status.fingerprint, e.status.content) for e in entries}
+
+
+def _shown_before_a_change(entry) -> Shown:
+    """What a page showed of `entry` before a run changed one of its fields."""
+    content = dict(entry.status.content)
+    name = next(n for n, v in content.items() if isinstance(v, str))
+    content[name] += " (as the earlier run wrote it)"
+    return Shown(fingerprint(content), content)
+
+
+@pytest.mark.parametrize("decision, note", [("approved", None), ("rejected", "not a term of this standard")])
+def test_a_batch_with_an_entry_changed_since_shown_records_nothing_and_names_that_entry(extracted, decision, note):
+    chosen = queue_entries(extracted, PRM)[:3]
+    shown = {**_shown_now(chosen), chosen[1].status.key: _shown_before_a_change(chosen[1])}
+    before = snapshot(extracted)
+    with pytest.raises(EntriesChanged) as refused:
+        decide_all(extracted, [e.status.item for e in chosen], decision, "alice", note, shown)
+    assert snapshot(extracted) == before  # all or nothing (D82): the two unchanged are not recorded either
+    [refusal] = refused.value.refusals
+    assert refusal.item.key == chosen[1].status.key and len(refusal.changed) == 1
+    assert str(refused.value).startswith("not recorded: 1 of the entries changed since they were shown")
+    recorded = decide_all(extracted, [e.status.item for e in chosen], decision, "alice", note, _shown_now(chosen))
+    assert [r.key for r in recorded] == [e.status.key for e in chosen]
+
+
+def test_a_batch_entry_nothing_says_was_shown_is_refused(extracted):
+    chosen = queue_entries(extracted, PRM)[:2]
+    with pytest.raises(ReviewError, match=f"nothing says what was shown of {chosen[1].ref}"):
+        decide_all(extracted, [e.status.item for e in chosen], "approved", "alice", shown=_shown_now(chosen[:1]))
+    assert history(extracted, PRM) == []
+
+
+def test_an_undo_of_an_entry_changed_since_its_page_was_shown_records_nothing(extracted):
+    entries = queue_entries(extracted, PRM)[:2]
+    batch = decide_all(extracted, [e.status.item for e in entries], "rejected", "alice", "wrong", _shown_now(entries))
+    before = snapshot(extracted)
+    shown = {**_shown_now(entries), entries[0].status.key: _shown_before_a_change(entries[0])}
+    with pytest.raises(EntriesChanged) as refused:
+        undo(extracted, PRM, [r.review_id for r in batch], "alice", shown)
+    assert [r.item.key for r in refused.value.refusals] == [entries[0].status.key]
+    assert snapshot(extracted) == before
+    done = undo(extracted, PRM, [r.review_id for r in batch], "alice", _shown_now(entries))
+    assert [r.decision for r in done.reviews] == ["withdrawn", "withdrawn"]

@@ -9,7 +9,8 @@ import pytest
 
 from knowledge_assets import contracts as c
 from knowledge_assets.ids import domain_id, term_id
-from knowledge_assets.review.fingerprint import fingerprint
+from knowledge_assets.review.entities import find
+from knowledge_assets.review.fingerprint import fingerprint, reviewed_content
 from tests.conftest import PROJECT_ROOT
 from tests.review.conftest import KPI, one, run_cli, snapshot
 
@@ -52,6 +53,9 @@ def test_list_is_the_queue_in_rank_order_with_span_and_page_no(extracted, capsys
     assert mttr["page_no"] == 1 and mttr["section_no"] == "3.2" and mttr["state"] == "unreviewed"
     code, out, _ = run_cli(capsys, "review", "list", "--doc-id", KPI)
     assert code == 0 and f"{MTTR}  unreviewed  p.1 §3.2  MTTR" in out and f"{len(items)} pending in {KPI}" in out
+    # What a decision passes back as --seen: the content's fingerprint, whole in JSON, its first 16 digits here.
+    assert mttr["fingerprint"] == fingerprint(reviewed_content("term", find(extracted, MTTR).entity))
+    assert f"      seen:   {mttr['fingerprint'][:23]}\n" in out
 
 
 def test_approve_appends_one_row_holding_what_the_reviewer_saw(extracted, capsys):
@@ -141,6 +145,9 @@ BAD_INPUTS = [
      "no uncorroborated key parameter 'Grouping (Composite)'"),
     (("list", "--doc-id", "NO-SUCH-DOC"), "NO-SUCH-DOC: no extracted knowledge"),
     (("show", "f_0000000000"), "f_0000000000: no formula f_0000000000"),
+    (("approve", MTTR, "--reviewer", "alice", "--seen", "sha256:12ab"), "'sha256:12ab' is not a content fingerprint"),
+    (("reject", MTTR, "--reviewer", "bob", "--note", "x", "--seen", "0" * 64),
+     f"not recorded: {MTTR} (MTTR) changed since it was shown (shown sha256:{'0' * 16}, stored now sha256:"),
 ]
 
 
@@ -216,3 +223,45 @@ def test_review_list_computes_the_documents_review_states_once(extracted, capsys
     code, out, _ = run_cli(capsys, "review", "list", "--doc-id", KPI)
     assert code == 0 and f"pending in {KPI}; decided 0/" in out
     assert computed == [KPI]
+
+
+MTTR_DEFINITION = "MTTR means the average time needed to return a unit to service after a breakdown."
+MTTR_REWORDED = "MTTR means the average time needed to bring a unit back into service after a breakdown."
+
+
+def test_a_decision_passing_the_fingerprint_seen_before_a_run_changed_the_entry_is_refused_with_the_difference(
+    pipeline, capsys
+):
+    pipeline.extract()
+    seen = {i["id"]: i["fingerprint"] for i in _pending(capsys)}
+    code, out, err = run_cli(capsys, "review", "approve", MTTR, "--reviewer", "alice", "--seen", seen[MTTR][7:19])
+    assert code == 0, err
+    assert out.rstrip().endswith(f"(content {seen[MTTR][:23]})")
+    text = pipeline.document.read_text(encoding="utf-8")
+    pipeline.document.write_text(text.replace(MTTR_DEFINITION, MTTR_REWORDED).replace(
+        "MTBF is defined as the average operating time", "MTBF is defined as the mean operating time"), "utf-8")
+    pipeline.extract()
+    now = {i["id"]: i["fingerprint"] for i in _pending(capsys)}
+    before = snapshot(pipeline.store)
+
+    # The approval's own fingerprint, seen before the run: an earlier decision recorded its content.
+    code, out, err = run_cli(capsys, "review", "approve", MTTR, "--reviewer", "alice", "--seen", seen[MTTR])
+    assert (code, out) == (1, "")
+    assert err.splitlines() == [
+        f"error: not recorded: {MTTR} (MTTR) changed since it was shown: definition (shown {seen[MTTR][:23]}, "
+        f"stored now {now[MTTR][:23]}); look at it again and decide on what is stored now",
+        f'  definition: "{MTTR_DEFINITION}" → "{MTTR_REWORDED}"',
+    ]
+    # Never decided on: what was shown is not recorded anywhere, so the content now is printed whole.
+    code, _, err = run_cli(capsys, "review", "reject", MTBF, "--reviewer", "bob", "--note", "vague",
+                           "--seen", seen[MTBF][:19])
+    assert code == 1 and "Traceback" not in err
+    first, unknown, *fields = err.splitlines()
+    assert first.startswith(f"error: not recorded: {MTBF} (MTBF) changed since it was shown (shown {seen[MTBF][:19]}, "
+                            f"stored now {now[MTBF][:23]})")
+    assert unknown == "  what was shown is not known; stored now:"
+    assert '  definition: "MTBF is defined as the mean operating time' in "\n".join(fields)
+    assert snapshot(pipeline.store) == before
+
+    code, _, err = run_cli(capsys, "review", "approve", MTTR, "--reviewer", "alice", "--seen", now[MTTR][:23])
+    assert code == 0, err

@@ -1,13 +1,15 @@
 """Review in the browser as an expert does it: Debian's Chromium headless, driven over the
 DevTools protocol (keys pressed, not forms posted), against the real review server and a
 store the real pipeline wrote. The span's highlight is checked against PDFium's own character
-boxes, and the approval is checked again after the pipeline runs a second time.
+boxes, and the approval is checked again after the pipeline runs a second time; an approval of
+an entry a run changed while its page was open is refused, on the page and on the command line.
 Screenshots land in test-output/review/."""
 
 from __future__ import annotations
 
 import base64
 import json
+import shutil
 import subprocess
 import time
 import unicodedata
@@ -20,14 +22,16 @@ import pypdfium2 as pdfium
 import pytest
 from websockets.sync.client import connect
 
+from knowledge_assets.ids import term_id
 from knowledge_assets.ingest.documents import identify
 from knowledge_assets.review.decisions import history
 from knowledge_assets.review.documents import queue_entries, worklist
 from knowledge_assets.review.status import review_statuses
 from knowledge_assets.store.registry import register
-from tests.conftest import PROJECT_ROOT, SAMPLE_PDF
+from tests.conftest import PROJECT_ROOT, SAMPLE_MARKDOWN, SAMPLE_PDF
 from tests.review.conftest import KPI, PRM
 from tests.review.web.server import review_server
+from tests.support.cli import cli_process
 from tests.support.materialised import materialised_samples, run_document
 from tests.ui.servers import free_port
 
@@ -378,3 +382,62 @@ def test_a_document_whose_run_failed_says_failed_and_why(session, tmp_path):
     state = browser.evaluate(f"document.querySelector('tr[data-doc-id=\"{doc_id}\"] .run-state').innerText")
     assert state.startswith("failed: ") and len(state) > len("failed: ")
     assert "not extracted yet" not in browser.evaluate("document.body.innerText")
+
+
+MTTR_DEFINITION = "MTTR means the average time needed to return a unit to service after a breakdown."
+MTTR_REWORDED = "MTTR means the average time needed to bring a unit back into service after a breakdown."
+_DIFFERENCE = ("[...document.querySelectorAll('table.difference tr[data-field]')].map(r => "
+               "[r.dataset.field, r.querySelector('.was').innerText, r.querySelector('.now').innerText])")
+
+
+def test_an_approval_of_an_entry_a_run_changed_while_its_page_was_open_is_refused_on_the_page_and_the_command_line(
+    session, tmp_path
+):
+    _, _, browser = session
+    documents = tmp_path / "documents"
+    documents.mkdir()
+    for source in (SAMPLE_MARKDOWN, SAMPLE_MARKDOWN.with_name(SAMPLE_MARKDOWN.name + ".meta.json")):
+        shutil.copy(source, documents / source.name)
+    document = documents / SAMPLE_MARKDOWN.name
+    mttr = term_id(KPI, "Mean Time To Repair")
+    (tmp_path / "run").mkdir()
+    with (pytest.MonkeyPatch.context() as env,
+          materialised_samples(tmp_path / "run", env, paths=(document,)) as samples,
+          review_server(samples.store, tmp_path / "review-server.log") as server):
+        store = server.store
+        browser.open(f"{server.url}/entries/{mttr}?doc_id={KPI}")
+        shown = browser.evaluate("document.querySelector('#approve-form input[name=seen]').value")
+        assert browser.evaluate("document.getElementById('entry-fingerprint').textContent") == shown[:23]
+        browser.evaluate("document.querySelector('#approve-form input[name=reviewer]').value = 'Ayu Lestari'")
+
+        # While the page is open, the document is edited and run again: the definition changes.
+        document.write_text(document.read_text(encoding="utf-8").replace(MTTR_DEFINITION, MTTR_REWORDED), "utf-8")
+        assert register(store, identify(document)).revision == 2
+        assert run_document(samples.instance, KPI).success
+        browser.press("a")
+        browser.wait_for("!!document.getElementById('refused')", "the refusal")
+        assert browser.evaluate(_DIFFERENCE) == [["definition", MTTR_DEFINITION, MTTR_REWORDED]]
+        assert browser.evaluate("document.querySelector('dl.content-now dd[data-field=definition]').innerText") \
+            == MTTR_REWORDED
+        assert "Not recorded" in browser.evaluate("document.querySelector('h1').innerText")
+        browser.screenshot("refused_changed_entry.png")
+        assert history(store, KPI) == []
+
+        # The command line, in its own process, refuses the fingerprint the page showed, by its first 12 digits.
+        refused = cli_process(["review", "approve", mttr, "--reviewer", "Ayu Lestari", "--seen", shown[:19]],
+                              PROJECT_ROOT, tmp_path, KNOWLEDGE_DB=str(store.path))
+        assert refused.returncode == 1 and refused.stdout == "" and "Traceback" not in refused.stderr
+        first, *details = refused.stderr.splitlines()
+        assert first.startswith(f"error: not recorded: {mttr} (MTTR) changed since it was shown (shown {shown[:19]}, ")
+        assert f'  definition: "{MTTR_REWORDED}"' in details
+        assert history(store, KPI) == []
+
+        # Opened again, the page shows what is stored now; the approval of that is recorded.
+        browser.evaluate("document.querySelector('a.review-again').click()")
+        browser.wait_for(f"location.pathname === '/entries/{mttr}' && document.readyState === 'complete'",
+                         "the entry as it is now")
+        browser.evaluate("document.querySelector('#approve-form input[name=reviewer]').value = 'Ayu Lestari'")
+        browser.press("a")
+        browser.wait_for("location.search.includes('done=approved')", "the approval")
+        [approval] = history(store, KPI)
+        assert (approval.decision, approval.reviewed_content["definition"]) == ("approved", MTTR_REWORDED)

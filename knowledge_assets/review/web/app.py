@@ -12,7 +12,11 @@ Safety, because these pages write the knowledge that goes into prompts:
     allows this origin's own script and styles only;
   - a decision is one INSERT, a batch one transaction of one INSERT per entry (an approval of
     many is confirmed first, on a page naming how many); when a running materialisation holds
-    the store past the wait, the page says so and nothing was written.
+    the store past the wait, the page says so and nothing was written;
+  - every decision form carries the content fingerprint of each entry as the page showed it
+    (`seen`; the entry page its content too, `seen_content`), and review/decisions.py refuses
+    a decision on content a run changed since: the page answers 409 with the content now and
+    what changed, and nothing was written (D82).
 
 A batch's decisions are remembered by this process (a token in the URL names them, never the
 ids themselves) so that the queue can offer to undo them; each entry's own latest decision can
@@ -24,6 +28,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import io
+import json
 import secrets
 import tempfile
 import zipfile
@@ -48,8 +53,16 @@ from starlette.routing import Route
 from knowledge_assets import contracts as c
 from knowledge_assets.export import ExportError
 from knowledge_assets.review.approved import export_approved
-from knowledge_assets.review.batch import decide_all, undo
-from knowledge_assets.review.decisions import Decision, Review, history, record_decision, validate_edit
+from knowledge_assets.review.batch import EntriesChanged, decide_all, refuse_changed, undo
+from knowledge_assets.review.decisions import (
+    ContentChanged,
+    Decision,
+    Review,
+    Shown,
+    history,
+    record_decision,
+    validate_edit,
+)
 from knowledge_assets.review.documents import (
     QueueEntry,
     ReviewedSource,
@@ -58,8 +71,8 @@ from knowledge_assets.review.documents import (
     queue_entries,
     reviewed_source,
 )
-from knowledge_assets.review.entities import KINDS, Reviewable, ReviewError, find
-from knowledge_assets.review.fingerprint import CONTENT_FIELDS
+from knowledge_assets.review.entities import KINDS, EntityKey, Reviewable, ReviewError, find
+from knowledge_assets.review.fingerprint import CONTENT_FIELDS, short_fingerprint
 from knowledge_assets.review.status import STATE_MEANINGS, STATES
 from knowledge_assets.review.web import source
 from knowledge_assets.store.database import Store, StoreError
@@ -90,6 +103,8 @@ _FILTERS = ("kind", "reason", "state")
 DocumentStates = Callable[[Sequence[str]], dict[str, tuple[str, str | None]]]
 _CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; form-action 'self'; "
         "frame-ancestors 'none'; base-uri 'none'; connect-src 'self'")
+NOT_SHOWN = ("This form does not say which content of the entry it showed (a page opened before the server was "
+             "updated?). Reload the page and decide again; nothing was written.")
 LOCKED = ("The knowledge store is busy: a running materialisation holds {path}. Nothing was written"
           " — try again in a moment.")
 
@@ -119,7 +134,20 @@ def _environment() -> jinja2.Environment:
         lstrip_blocks=True,
     )
     env.filters["q"] = lambda value: quote(str(value), safe="")
+    env.filters["content_value"] = _content_value
+    env.filters["short_fingerprint"] = short_fingerprint
     return env
+
+
+def _content_value(value: object) -> str:
+    """A reviewed-content value as text: a list item by item, a formula's variable `symbol: meaning`."""
+    if value is None:
+        return "—"
+    if isinstance(value, list):
+        return "; ".join(_content_value(v) for v in value) or "—"
+    if isinstance(value, dict):
+        return ": ".join(_content_value(v) for v in value.values())
+    return str(value)
 
 
 def _static_files() -> dict[str, tuple[bytes, str]]:
@@ -135,8 +163,8 @@ class ReviewApp:
         self.static = _static_files()
         # One Store for the process: it checks the schema once, then only opens connections.
         self.store = open_store(settings.store, lock_timeout_s=settings.lock_timeout_s)
-        # token → (doc_id, decision, review ids): what the queue offers to undo.
-        self.batches: OrderedDict[str, tuple[str, str, tuple[str, ...]]] = OrderedDict()
+        # token → (doc_id, decision, review ids, entry refs): what the queue offers to undo.
+        self.batches: OrderedDict[str, tuple[str, str, tuple[str, ...], tuple[str, ...]]] = OrderedDict()
 
     # --- plumbing -------------------------------------------------------------------------
 
@@ -199,11 +227,14 @@ class ReviewApp:
         shown = [e for e in entries if all(not v or _attribute(e, k) == v for k, v in chosen.items())]
         token = request.query_params.get("batch", "")
         batch = self.batches.get(token)
+        batch = batch if batch is not None and batch[0] == doc_id else None
         return self.render(
             request, "queue.html", doc_id=doc_id, entries=shown, total=len(entries), chosen=chosen,
             reasons=sorted({e.reason for e in entries if e.status.pending and e.state != "stale"}),
             progress=progress(entries), summary=summary, not_current=behind,
-            batch=batch if batch is not None and batch[0] == doc_id else None, batch_token=token,
+            batch=batch, batch_token=token,
+            # What the undo of the batch is bound to: each of its entries as this page shows it.
+            batch_entries=[e for e in entries if batch is not None and e.ref in batch[3]],
             filters=urlencode({name: value for name, value in chosen.items() if value}),
             undone=request.query_params.get("undone", ""), superseded=request.query_params.get("superseded", ""),
         )
@@ -227,6 +258,8 @@ class ReviewApp:
             done=request.query_params.get("done", ""), summary=summary, progress=progress(entries),
             labels={e.ref: e.status.item.label for e in entries}, not_current=behind,
             extraction_words=EXTRACTION_WORDS, diff_words=DIFF_WORDS,
+            # What every form of the page carries, so that a decision binds to what it shows.
+            seen_content=json.dumps(current.status.content, ensure_ascii=False, sort_keys=True),
             # What was just decided, named by the store, never by text carried in the URL.
             decided=next((e for e in entries if e.ref == request.query_params.get("decided")), None),
         )
@@ -267,12 +300,16 @@ class ReviewApp:
         decision = _DECISIONS.get(value("decision"))
         if decision is None:
             raise HTTPException(400, "unknown decision; use approve, reject, edit or undo")
+        shown = _shown(fields)
         with self.session() as store:
             item, entries, index = self._locate(store, request.path_params["entry_id"], value("doc_id"))
             try:
                 edited = (validate_edit(item, _edited_payload(item, fields), "the edit form")
                           if decision == "edited" else None)
-                record_decision(store, item, decision, value("reviewer"), value("note") or None, edited)
+                record_decision(store, item, decision, value("reviewer"), value("note") or None, edited, shown=shown)
+            except ContentChanged as exc:
+                return self._refused(request, store, item.doc_id, [exc], entry_url(item.key.ref, item.doc_id),
+                                     unsaved=_unsaved_edit(fields) if decision == "edited" else [])
             except ReviewError as exc:
                 return self._entry_error(request, item, str(exc))
         target = _next_pending(entries, index, item.doc_id) + f"&done={decision}&decided={quote(item.key.ref, safe='')}"
@@ -280,10 +317,14 @@ class ReviewApp:
 
     def _undo_entry(self, request: Request, fields: dict[str, list[str]]) -> Response:
         """Undoes the entry's latest decision, the one its page showed (`review_id`)."""
+        shown = _shown(fields)
         with self.session() as store:
             item, _, _ = self._locate(store, request.path_params["entry_id"], _value(fields, "doc_id"))
             try:
-                done = undo(store, item.doc_id, [_value(fields, "review_id")], _value(fields, "reviewer"))
+                done = undo(store, item.doc_id, [_value(fields, "review_id")], _value(fields, "reviewer"),
+                            {item.key: shown})
+            except EntriesChanged as exc:
+                return self._refused(request, store, item.doc_id, exc.refusals, entry_url(item.key.ref, item.doc_id))
             except ReviewError as exc:
                 return self._entry_error(request, item, str(exc))
             if not done.reviews:
@@ -302,27 +343,35 @@ class ReviewApp:
         decision = {"approve": "approved", "reject": "rejected"}.get(_value(fields, "decision"))
         if decision is None:
             raise HTTPException(400, "a batch approves or rejects")
-        refs = list(dict.fromkeys(fields.get("ref", [])))
+        picked = _picked(fields)
         back = queue_url(doc_id) + _filters_query(parse_qs(_value(fields, "filters")))
         with self.session() as store:
             by_ref = {e.ref: e for e in self._entries(store, doc_id)}
-            unknown = [ref for ref in refs if ref not in by_ref]
+            unknown = [ref for ref in picked if ref not in by_ref]
             if unknown:
                 raise HTTPException(404, f"not entries of document {doc_id}: {', '.join(unknown[:5])}")
-            if not refs:
+            if not picked:
                 return self._batch_error(request, doc_id, "No entry was selected: tick the rows first.", back)
-            chosen = [by_ref[ref] for ref in refs]
-            if decision == "approved" and _value(fields, "confirm") != str(len(chosen)):
-                return self.render(request, "confirm.html", doc_id=doc_id, chosen=chosen, fields=fields,
-                                   summary=document_summaries(store, [doc_id], with_states=False)[0], back=back)
+            chosen = [by_ref[ref] for ref in picked]
+            shown = _shown_entries(chosen, picked)
+            items = [e.status.item for e in chosen]
             try:
+                if decision == "approved" and _value(fields, "confirm") != str(len(chosen)):
+                    refuse_changed(store, items, shown)  # the count confirmed is of entries as they were shown
+                    return self.render(request, "confirm.html", doc_id=doc_id, chosen=chosen, fields=fields,
+                                       picked=picked, back=back,
+                                       summary=document_summaries(store, [doc_id], with_states=False)[0])
                 with store.transaction():
-                    recorded = decide_all(store, [e.status.item for e in chosen], decision,
-                                          _value(fields, "reviewer"), _value(fields, "note") or None)
+                    recorded = decide_all(store, items, decision, _value(fields, "reviewer"),
+                                          _value(fields, "note") or None, shown)
+            except EntriesChanged as exc:
+                changed = {refusal.item.key for refusal in exc.refusals}
+                others = [(picked[e.ref].fingerprint, e) for e in chosen if e.status.key not in changed]
+                return self._refused(request, store, doc_id, exc.refusals, back, others=others, fields=fields)
             except ReviewError as exc:
                 return self._batch_error(request, doc_id, str(exc), back)
         token = secrets.token_urlsafe(12)
-        self.batches[token] = (doc_id, decision, tuple(r.review_id for r in recorded))
+        self.batches[token] = (doc_id, decision, tuple(r.review_id for r in recorded), tuple(picked))
         while len(self.batches) > _BATCHES_KEPT:
             self.batches.popitem(last=False)
         separator = "&" if "?" in back else "?"
@@ -339,11 +388,16 @@ class ReviewApp:
         if batch is None or batch[0] != doc_id:
             raise HTTPException(404, "this batch is not known to the server any more (it was restarted, or many "
                                 "batches followed); undo its entries one by one from their pages")
+        picked = _picked(fields)
         with self.session() as store:
-            self._entries(store, doc_id)  # a document that cannot be reviewed is a 404 here too
+            entries = self._entries(store, doc_id)  # a document that cannot be reviewed is a 404 here too
             try:
                 with store.transaction():
-                    done = undo(store, doc_id, batch[2], _value(fields, "reviewer"))
+                    done = undo(store, doc_id, batch[2], _value(fields, "reviewer"),
+                                _shown_entries([e for e in entries if e.ref in picked], picked))
+            except EntriesChanged as exc:
+                again = f"{queue_url(doc_id)}?batch={quote(_value(fields, 'batch'), safe='')}"
+                return self._refused(request, store, doc_id, exc.refusals, again)
             except ReviewError as exc:
                 return self._batch_error(request, doc_id, str(exc), queue_url(doc_id))
         self.batches.pop(_value(fields, "batch"), None)  # two undos of one batch may race: the second finds none
@@ -400,6 +454,16 @@ class ReviewApp:
         return self.render(request, "error.html", status=400, title="Nothing was recorded", message=message,
                            back=back)
 
+    def _refused(self, request: Request, store: Store, doc_id: str, refusals: list[ContentChanged], back: str,
+                 others: Sequence[tuple[str, QueueEntry]] = (), fields: dict[str, list[str]] | None = None,
+                 unsaved: Sequence[tuple[str, str]] = ()) -> Response:
+        """409: the decision named content a run has changed since; each refused entry with its
+        content now and what changed, and — for a batch — a form deciding the `others` (each
+        with the fingerprint it was shown with) as the reviewer asked, bound as before."""
+        return self.render(request, "changed.html", status=409, doc_id=doc_id, refusals=refusals, back=back,
+                           others=others, fields=fields or {}, unsaved=unsaved,
+                           summary=document_summaries(store, [doc_id], with_states=False)[0])
+
     def _entry_error(self, request: Request, item: Reviewable, message: str) -> Response:
         return self.render(request, "error.html", status=400, title="The decision was not recorded",
                            message=message, back=entry_url(item.key.ref, item.doc_id))
@@ -447,6 +511,40 @@ def _filters_query(filters: dict[str, list[str]]) -> str:
 
 def _value(fields: dict[str, list[str]], name: str) -> str:
     return (fields.get(name) or [""])[0]
+
+
+def _shown(fields: dict[str, list[str]]) -> Shown:
+    """What an entry page showed: the fingerprint, and the content it hashes (checked where the
+    decision is recorded: content that does not hash to the fingerprint is not believed)."""
+    seen = _value(fields, "seen")
+    if not seen:
+        raise HTTPException(400, NOT_SHOWN)
+    try:
+        content = json.loads(_value(fields, "seen_content") or "null")
+    except json.JSONDecodeError:
+        content = None
+    return Shown(seen, content if isinstance(content, dict) else None)
+
+
+def _picked(fields: dict[str, list[str]]) -> dict[str, Shown]:
+    """The entries a bulk form names, each `entry` value `<fingerprint shown> <ref>`, in its order."""
+    picked: dict[str, Shown] = {}
+    for value in fields.get("entry", []):
+        seen, _, ref = value.partition(" ")
+        if not seen or not ref:
+            raise HTTPException(400, NOT_SHOWN)
+        picked.setdefault(ref, Shown(seen))
+    return picked
+
+
+def _shown_entries(entries: Sequence[QueueEntry], picked: dict[str, Shown]) -> dict[EntityKey, Shown]:
+    return {e.status.key: picked[e.ref] for e in entries}
+
+
+def _unsaved_edit(fields: dict[str, list[str]]) -> list[tuple[str, str]]:
+    """The edit form's values, shown back on a refusal so that the reviewer's corrections are not lost."""
+    return [(name.removeprefix("field.").replace("_", " "), "; ".join(v for v in values if v.strip()))
+            for name, values in fields.items() if name.startswith("field.") and any(v.strip() for v in values)]
 
 
 def _remembering(response: Response, reviewer: str) -> Response:

@@ -48,11 +48,29 @@ def state_of(store, doc_id: str, ref: str) -> str:
     return next(s.state for s in review_statuses(store, doc_id) if s.key.ref == ref)
 
 
+def hidden(html: str, name: str) -> str:
+    """The value of the page's (first) hidden field `name`, as a browser would send it."""
+    return unescape(re.search(rf'<input type="hidden" name="{name}" value="([^"]*)"', html)[1])
+
+
 def decide(client, ref: str, doc_id: str, decision: str, **fields):
+    """Opens the entry's page and sends its form, carrying what the page showed (D82)."""
     page = client.get(entry_path(ref, doc_id))
     assert page.status == 200, page.text
-    data = {"csrf": page.csrf, "doc_id": doc_id, "decision": decision, **fields}
+    data = {"csrf": page.csrf, "doc_id": doc_id, "decision": decision, "seen": hidden(page.text, "seen"),
+            "seen_content": hidden(page.text, "seen_content"), **fields}
     return client.post(f"/entries/{quote(ref, safe='')}", data)
+
+
+def hidden_entries(html: str) -> list[tuple[str, str]]:
+    """The hidden `entry` fields of a page (the batch undo's), as a browser would send them."""
+    return [("entry", unescape(v)) for v in re.findall(r'<input type="hidden" name="entry" value="([^"]*)"', html)]
+
+
+def picked(store, doc_id: str, refs) -> list[tuple[str, str]]:
+    """A bulk form's `entry` fields for `refs`: each with its fingerprint as the queue shows it now."""
+    seen = {s.key.ref: s.fingerprint for s in review_statuses(store, doc_id)}
+    return [("entry", f"{seen[ref]} {ref}") for ref in refs]
 
 
 # --- / -------------------------------------------------------------------------------------
@@ -262,9 +280,9 @@ def test_a_formula_edit_keeps_each_variables_term_link(client, server):
 
 def test_a_post_without_or_with_a_wrong_csrf_token_is_refused_and_writes_nothing(client, server):
     ref = worklist(server.store, PRM)[0].id
-    client.get(entry_path(ref, PRM))  # the session cookie is set
+    page = client.get(entry_path(ref, PRM))  # the session cookie is set
     before = snapshot(server.store)
-    data = {"doc_id": PRM, "decision": "approve", "reviewer": "mallory"}
+    data = {"doc_id": PRM, "decision": "approve", "reviewer": "mallory", "seen": hidden(page.text, "seen")}
     for token in ({}, {"csrf": ""}, {"csrf": "0" * 64}):
         answer = client.post(f"/entries/{ref}", {**data, **token})
         assert answer.status == 403 and "security token" in answer.text
@@ -290,8 +308,8 @@ def test_a_decision_while_a_materialisation_holds_the_store_says_so_and_writes_n
          "time.sleep(30)", str(server.store.path)], stdout=subprocess.PIPE, text=True)
     try:
         assert holder.stdout.readline().strip() == "held"
-        answer = client.post(f"/entries/{ref}",
-                             {"csrf": page.csrf, "doc_id": PRM, "decision": "approve", "reviewer": "erin"})
+        answer = client.post(f"/entries/{ref}", {"csrf": page.csrf, "doc_id": PRM, "decision": "approve",
+                                                 "reviewer": "erin", "seen": hidden(page.text, "seen")})
         assert answer.status == 503
         assert "a running materialisation holds" in answer.text and "Nothing was written" in answer.text
     finally:
@@ -433,10 +451,10 @@ def test_a_batch_without_its_token_writes_nothing_and_an_approval_asks_first_nam
     refs = [e.ref for e in queue_entries(server.store, PRM)[:3]]
     before = snapshot(server.store)
     forged = client.post(f"/documents/{PRM}/decide", [("decision", "reject"), ("reviewer", "m"), ("note", "x"),
-                                                      *(("ref", ref) for ref in refs)])
+                                                      *picked(server.store, PRM, refs)])
     assert forged.status == 403
     csrf = client.get(f"/documents/{PRM}").csrf
-    form = [("csrf", csrf), ("decision", "approve"), ("reviewer", "alice"), *(("ref", ref) for ref in refs)]
+    form = [("csrf", csrf), ("decision", "approve"), ("reviewer", "alice"), *picked(server.store, PRM, refs)]
     asked = client.post(f"/documents/{PRM}/decide", form)
     assert asked.status == 200 and "Approve these 3 entries?" in text_of(asked.text)
     assert snapshot(server.store) == before
@@ -446,8 +464,9 @@ def test_a_batch_without_its_token_writes_nothing_and_an_approval_asks_first_nam
         (ref, "approved", "alice") for ref in refs]
     queue = client.get(done.headers["location"])
     assert "Undo these 3" in text_of(queue.text)
-    undone = client.post(f"/documents/{PRM}/undo", {"csrf": csrf, "reviewer": "alice",
-                                                    "batch": re.search(r"batch=([\w-]+)", done.headers["location"])[1]})
+    token = re.search(r"batch=([\w-]+)", done.headers["location"])[1]
+    undone = client.post(f"/documents/{PRM}/undo", [("csrf", csrf), ("reviewer", "alice"), ("batch", token),
+                                                    *hidden_entries(queue.text)])
     assert undone.status == 303
     assert all(state_of(server.store, PRM, ref) == "unreviewed" for ref in refs)
 
@@ -458,7 +477,8 @@ def test_an_entry_s_latest_decision_is_undone_from_its_page(client, server):
     page = client.get(entry_path(ref, PRM))
     review_id = re.search(r'name="review_id" value="([^"]+)"', page.text)[1]
     answer = client.post(f"/entries/{quote(ref, safe='')}", {"csrf": page.csrf, "doc_id": PRM, "decision": "undo",
-                                                             "review_id": review_id, "reviewer": "alice"})
+                                                             "review_id": review_id, "reviewer": "alice",
+                                                             "seen": hidden(page.text, "seen")})
     assert answer.status == 303 and state_of(server.store, PRM, ref) == "unreviewed"
     assert [r.decision for r in history(server.store, PRM)] == ["rejected", "withdrawn"]
 
@@ -470,6 +490,7 @@ def test_an_undo_of_a_decision_decided_again_since_says_nothing_was_undone(clien
     stale_id = re.search(r'name="review_id" value="([^"]+)"', page.text)[1]
     decide(client, ref, PRM, "approve", reviewer="bob")
     answer = client.post(f"/entries/{quote(ref, safe='')}", {"csrf": page.csrf, "doc_id": PRM, "decision": "undo",
-                                                             "review_id": stale_id, "reviewer": "alice"})
+                                                             "review_id": stale_id, "reviewer": "alice",
+                                                             "seen": hidden(page.text, "seen")})
     assert answer.status == 400 and "Nothing was undone" in text_of(answer.text)
     assert [r.decision for r in history(server.store, PRM) if r.key.ref == ref] == ["rejected", "approved"]

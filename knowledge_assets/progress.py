@@ -9,7 +9,9 @@ when stderr is a terminal — or nowhere: a `dagster dev` run, a test or a piped
 nothing and pays nothing. No Dagster here, so stages and the llm layer may call it.
 
 The steps of an in-process run execute one after another, so there is one current stage at a
-time; the extractor's worker threads never report, its calling thread does.
+time; the extractor's worker threads never report, its calling thread does. A run that executes
+elsewhere (a shared instance's queue) is reported from its events as they arrive
+(`stage_seen`): each stage when its step starts and when it materialises the document.
 """
 
 from __future__ import annotations
@@ -93,6 +95,20 @@ def stage(doc_id: str, name: str) -> Iterator[None]:
         _current = None
         current.ended = time.monotonic()
         sink.ended(current)
+
+
+def stage_seen(doc_id: str, name: str, started: float, ended: float | None, failed: bool = False) -> None:
+    """A stage another process ran (a queued run, on whichever machine), as its events say:
+    started at `started` (time.monotonic's clock) and, once `ended` is known, ended; nothing
+    without a sink. Its calls are not known from here."""
+    sink = _sink
+    if sink is None:
+        return
+    seen = StageProgress(doc_id, name, started, ended=ended, failed=failed)
+    if ended is None:
+        sink.started(seen)
+    else:
+        sink.ended(seen)
 
 
 def calls_planned(count: int) -> None:

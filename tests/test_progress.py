@@ -77,3 +77,26 @@ def test_the_running_line_is_rewritten_while_a_long_call_is_out_and_not_after_th
     waiting = [state for state in states if state.startswith("[1/1] D1  domain_context  0/1 calls  ")]
     assert len(waiting) >= 4 and len(set(waiting)) >= 2  # the elapsed time moved
     assert rest == "" and out.getvalue() == after
+
+
+class _Stages(list):
+    """A sink keeping the stages it heard end, whole."""
+
+    def started(self, stage: StageProgress) -> None:
+        self.append(("started", stage))
+
+    def advanced(self, stage: StageProgress) -> None:
+        self.append(("advanced", stage))
+
+    def ended(self, stage: StageProgress) -> None:
+        self.append(("ended", stage))
+
+
+def test_a_stage_seen_in_another_process_s_events_reaches_the_sink_once_ended():
+    heard = _Stages()
+    progress.stage_seen("D1", "glossary", 10.0, 12.5)  # no sink: nothing, and no error
+    with progress.reporting(heard):
+        progress.stage_seen("D1", "glossary", 10.0, 12.5)
+        progress.stage_seen("D2", "rules", 11.0, 11.5, failed=True)
+    assert [(event, p.doc_id, p.stage, p.elapsed(), p.failed) for event, p in heard] == [
+        ("ended", "D1", "glossary", 2.5, False), ("ended", "D2", "rules", 0.5, True)]

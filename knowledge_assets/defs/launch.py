@@ -34,6 +34,7 @@ from dagster._core.storage.tags import (
     PARTITION_NAME_TAG,
 )
 
+from knowledge_assets import progress
 from knowledge_assets.defs import queued
 from knowledge_assets.defs.assets.batch import DOCUMENT_SECONDS, FAILED_DOCUMENTS
 from knowledge_assets.defs.jobs import RUNNABLE, extract_document
@@ -150,7 +151,7 @@ def _run_batches(instance: dg.DagsterInstance, wave: list[list[str]], verbose: b
         queued.require_shared_store(instance)
         queued.require_daemon(instance)
         run_ids = [queued.submit(JOB_NAME, _tags(batch)) for batch in wave]
-        queued.wait(instance, run_ids)
+        queued.wait(instance, run_ids, StagesSeen(dict(zip(run_ids, wave, strict=True))))
         return [FinishedRun.read(instance, run_id) for run_id in run_ids]
     runs = []
     for batch in wave:
@@ -170,6 +171,31 @@ def contiguous_ranges(order: Sequence[str], doc_ids: Sequence[str]) -> list[list
         else:
             ranges.append([doc_id])
     return ranges
+
+
+class StagesSeen:
+    """Progress of runs executing elsewhere, from their events as the wait reads them: a line
+    for each document's stage when the document is materialised (its time counted from the
+    step's start), and a failed line for each of the run's documents when a step fails. The
+    checks' steps materialise nothing and show nothing, as in a run in this process."""
+
+    def __init__(self, documents: dict[str, list[str]]):
+        self.documents = documents  # run id → its documents
+        self.open: dict[tuple[str, str], float] = {}  # (run id, step) → when it was seen starting
+
+    def __call__(self, run_id: str, events: list[dg.DagsterEvent]) -> None:
+        for event in events:
+            key = (run_id, event.step_key or "")
+            now = time.monotonic()
+            if event.event_type == dg.DagsterEventType.STEP_START:
+                self.open[key] = now
+            elif event.event_type == dg.DagsterEventType.ASSET_MATERIALIZATION:
+                materialization = event.event_specific_data.materialization
+                progress.stage_seen(materialization.partition, materialization.asset_key.to_user_string(),
+                                    self.open.get(key, now), now)
+            elif event.event_type == dg.DagsterEventType.STEP_FAILURE:
+                for doc_id in self.documents[run_id]:
+                    progress.stage_seen(doc_id, event.step_key, self.open.get(key, now), now, failed=True)
 
 
 def _tags(batch: list[str]) -> dict[str, str]:

@@ -23,7 +23,7 @@ import subprocess
 import sys
 import time
 import uuid
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -113,14 +113,21 @@ def submit(job_name: str, tags: Mapping[str, str], env: Mapping[str, str] | None
     return run_id
 
 
-def wait(instance: dg.DagsterInstance, run_ids: list[str]) -> dict[str, dg.DagsterRun]:
-    """Each run once it has finished; sleeps `POLL_S` between looks. A SIGINT or SIGTERM cancels
-    the runs not yet finished and raises `Interrupted`."""
+def wait(instance: dg.DagsterInstance, run_ids: list[str],
+         on_events: Callable[[str, list[dg.DagsterEvent]], None] | None = None) -> dict[str, dg.DagsterRun]:
+    """Each run once it has finished; sleeps `POLL_S` between looks, handing each run's new events
+    to `on_events` (progress). A SIGINT or SIGTERM cancels the runs not yet finished and raises
+    `Interrupted`."""
     finished: dict[str, dg.DagsterRun] = {}
+    seen = dict.fromkeys(run_ids, 0)
     with _interrupts() as interrupted:
         while len(finished) < len(run_ids):
             for run_id in run_ids:
                 run = instance.get_run_by_id(run_id)
+                if on_events is not None and run_id not in finished:
+                    entries = instance.all_logs(run_id)[seen[run_id]:]
+                    seen[run_id] += len(entries)
+                    on_events(run_id, [entry.dagster_event for entry in entries if entry.dagster_event is not None])
                 if run is not None and run.is_finished:
                     finished[run_id] = run
             if interrupted:

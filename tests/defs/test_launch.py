@@ -6,8 +6,10 @@ import dagster as dg
 import pytest
 from dagster._core.storage.tags import ASSET_PARTITION_RANGE_END_TAG, ASSET_PARTITION_RANGE_START_TAG
 
+from knowledge_assets import progress
+from knowledge_assets.defs.assets import document_assets
 from knowledge_assets.defs.assets.batch import SkippedCheck, check_each, materialize_each
-from knowledge_assets.defs.launch import contiguous_ranges, failed_documents, materialize_documents
+from knowledge_assets.defs.launch import StagesSeen, contiguous_ranges, failed_documents, materialize_documents
 from knowledge_assets.defs.partitions import documents
 from knowledge_assets.ingest.documents import identify
 from knowledge_assets.store.database import Store
@@ -105,6 +107,23 @@ def test_a_folder_of_three_documents_is_one_run_with_each_documents_own_metadata
         dg.AssetCheckKey(dg.AssetKey("glossary"), "spans_verbatim"), limit=10)
     assert sorted(record.partition for record in history) == sorted(doc_ids)
     assert all(record.event.dagster_event.asset_check_evaluation_data.passed for record in history)
+    # What a terminal shows of a run executed elsewhere (a shared instance's queue, D85): the
+    # run's events, read back as the wait reads them, end each document's stage of each asset.
+    heard = []
+
+    class Sink:
+        def started(self, stage):
+            heard.append(("started", stage.doc_id, stage.stage))
+
+        advanced = started
+
+        def ended(self, stage):
+            heard.append((stage.doc_id, stage.stage))
+
+    run_id = outcomes[doc_ids[0]].run_id
+    with progress.reporting(Sink()):
+        StagesSeen({run_id: doc_ids})(run_id, [e.dagster_event for e in instance.all_logs(run_id) if e.dagster_event])
+    assert sorted(heard) == sorted((d, asset.key.to_user_string()) for d in doc_ids for asset in document_assets)
 
 
 def test_a_bad_document_fails_alone_and_the_others_land(instance, knowledge_db, tmp_path):

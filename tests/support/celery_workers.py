@@ -1,5 +1,6 @@
 """Real Celery workers (`dagster-celery worker start`), each a "machine": its own working folder
-and KNOWLEDGE_HOME, its own worker name, the shared instance, store and broker. A worker is
+and KNOWLEDGE_HOME, its own worker name and, where the tests run as root (CI does), its own host
+name in a UTS namespace of its own (`unshare -u`), the shared instance, store and broker. A worker is
 ready when it says so in its log; it is stopped with every process it started when the test is
 done. `step_pids` reads, from a worker's log, the process each step of a run executed in (the
 Dagster log lines a worker prints carry the pid), which is what a test kills to kill a step."""
@@ -10,6 +11,7 @@ import contextlib
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -19,6 +21,7 @@ from pathlib import Path
 
 import yaml
 
+UNSHARE = "/usr/bin/unshare"
 READY_TIMEOUT_S = 120
 STOP_TIMEOUT_S = 30
 
@@ -26,6 +29,7 @@ STOP_TIMEOUT_S = 30
 @dataclass(frozen=True)
 class Worker:
     name: str
+    host: str  # what the worker's processes see as their host name
     folder: Path
     log: Path
     process: subprocess.Popen
@@ -60,18 +64,27 @@ def running_workers(root: Path, names: list[str], env: Mapping[str, str], broker
             config = worker_config(folder, broker, backend)
             log = folder / "worker.log"
             own = {**env, "KNOWLEDGE_HOME": str(folder / "home"), "PATH": f"{bin_dir}:{env.get('PATH', '')}"}
+            command = [str(bin_dir / "dagster-celery"), "worker", "start", "-A", "dagster_celery.app", "-n", name,
+                       "-y", str(config), "-q", queue, "--", "--concurrency", "1"]
+            host = socket.gethostname()
+            if _own_hosts():
+                host = f"{name}-host"
+                command = [UNSHARE, "-u", "sh", "-c", 'hostname "$0" && exec "$@"', host, *command]
             with open(log, "wb") as out:
-                process = subprocess.Popen(
-                    [str(bin_dir / "dagster-celery"), "worker", "start", "-A", "dagster_celery.app", "-n", name,
-                     "-y", str(config), "-q", queue, "--", "--concurrency", "1"],
-                    cwd=folder, env=own, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
-            workers.append(Worker(name, folder, log, process))
+                process = subprocess.Popen(command, cwd=folder, env=own, stdout=out, stderr=subprocess.STDOUT,
+                                           start_new_session=True)
+            workers.append(Worker(name, host, folder, log, process))
         for worker in workers:
             _wait_until_ready(worker)
         yield workers
     finally:
         for worker in workers:
             _stop(worker.process)
+
+
+def _own_hosts() -> bool:
+    """Whether each worker can have a host name of its own: root, and util-linux's unshare."""
+    return os.geteuid() == 0 and Path(UNSHARE).is_file()
 
 
 def _wait_until_ready(worker: Worker) -> None:

@@ -71,14 +71,16 @@ def _partitions(home):
         return keys, failed
 
 
-def _first_entry(capsys):
+def _first_entry(capsys) -> dict:
+    """The first pending entry as `review list --json` prints it: its id and the fingerprint a decision passes back."""
     code, out, _ = _cli(capsys, "review", "list", "--doc-id", KPI, "--json")
     assert code == 0
-    return json.loads(out)[0]["id"]
+    return json.loads(out)[0]
 
 
 def test_documents_lists_file_title_revision_decided_entries_last_run_and_a_failures_cause(home, ran, capsys):
-    assert _cli(capsys, "review", "approve", _first_entry(capsys), "--reviewer", "alice")[0] == 0
+    first = _first_entry(capsys)
+    assert _cli(capsys, "review", "approve", first["id"], "--reviewer", "alice", "--seen", first["fingerprint"])[0] == 0
     code, out, err = _cli(capsys, "documents")
     assert code == 0, err
     header, *rows, tally = out.splitlines()
@@ -116,7 +118,8 @@ def test_remove_asks_first_and_refuses_without_a_terminal(home, tmp_path):
 
 
 def test_remove_deletes_every_row_and_the_partition_and_the_decisions_only_when_asked(home, ran, capsys):
-    assert _cli(capsys, "review", "approve", _first_entry(capsys), "--reviewer", "alice")[0] == 0
+    first = _first_entry(capsys)
+    assert _cli(capsys, "review", "approve", first["id"], "--reviewer", "alice", "--seen", first["fingerprint"])[0] == 0
     bad_rows = _rows(home, ran[1])
 
     code, out, err = _cli(capsys, "documents", "remove", KPI, "--yes")

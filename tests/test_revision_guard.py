@@ -102,6 +102,12 @@ def test_after_a_run_killed_between_two_assets_every_reader_says_so_and_refuses(
         def cli(*args: str) -> subprocess.CompletedProcess:
             return cli_process(list(args), tmp_path, tmp_path, **env)
 
+        def seen(ref: str) -> str:
+            """The fingerprint `review show` prints, which a decision passes back as --seen."""
+            shown = cli("review", "show", ref, "--doc-id", DOC)
+            assert shown.returncode == 0, shown.stderr
+            return json.loads(shown.stdout)["fingerprint"]
+
         behind = f"{DOC}: the document is at revision 2 but these assets are behind: domain_context (revision 1), " \
                  "review_queue (revision 1)"
         listed = cli("review", "list", "--doc-id", DOC)
@@ -114,14 +120,16 @@ def test_after_a_run_killed_between_two_assets_every_reader_says_so_and_refuses(
 
         payload = tmp_path / "domain.json"
         payload.write_text(json.dumps(json.loads(shown.stdout)["entry"]), encoding="utf-8")
+        # Refused for the revision, not the content: the fingerprint is what `review show` printed.
         for decision in (["approve", domain], ["reject", domain, "--note", "old"],
                          ["edit", domain, "--payload", str(payload)]):
-            refused = cli("review", *decision, "--doc-id", DOC, "--reviewer", "ana")
+            refused = cli("review", *decision, "--doc-id", DOC, "--reviewer", "ana",
+                          "--seen", json.loads(shown.stdout)["fingerprint"])
             assert refused.returncode == 1, refused.stdout + refused.stderr
             [line] = refused.stderr.splitlines()
             assert f"not recorded: {domain} is in domain_context, which is not current" in line and behind in line
         # The glossary is of revision 2 and its checks passed: a decision on a term is recorded.
-        approved = cli("review", "approve", term, "--doc-id", DOC, "--reviewer", "ana")
+        approved = cli("review", "approve", term, "--doc-id", DOC, "--reviewer", "ana", "--seen", seen(term))
         assert approved.returncode == 0, approved.stderr
 
         exported = cli("export", "--doc-id", DOC, "--out", str(tmp_path / "out"))
@@ -142,7 +150,9 @@ def test_after_a_run_killed_between_two_assets_every_reader_says_so_and_refuses(
         again = cli("run", str(doc))
         assert again.returncode == 0, again.stdout + again.stderr
         assert "not current" not in cli("review", "list", "--doc-id", DOC).stderr
-        assert cli("review", "approve", domain, "--doc-id", DOC, "--reviewer", "ana").returncode == 0
+        # The domain context was run again: what is shown now is what is decided on.
+        assert cli("review", "approve", domain, "--doc-id", DOC, "--reviewer", "ana",
+                   "--seen", seen(domain)).returncode == 0
         assert cli("export", "--doc-id", DOC, "--out", str(tmp_path / "out")).returncode == 0
 
 

@@ -2,9 +2,9 @@
 
     review list --doc-id X [--json]                         the pending entries, in queue order
     review show ID [--doc-id X]                             the entry now, its state and history (JSON)
-    review approve ID --reviewer NAME [--seen FINGERPRINT] [--note TEXT]
-    review reject ID --reviewer NAME --note TEXT [--seen FINGERPRINT]
-    review edit ID --payload FILE --reviewer NAME [--seen FINGERPRINT] [--note TEXT]
+    review approve ID --reviewer NAME --seen FINGERPRINT [--note TEXT]
+    review reject ID --reviewer NAME --note TEXT --seen FINGERPRINT
+    review edit ID --payload FILE --reviewer NAME --seen FINGERPRINT [--note TEXT]
     review serve [--host 127.0.0.1] [--port 8765] [--lock-timeout S]   the same review in the browser
 
 ID is a term_id, formula_id, rule_id or domain_id, or `<domain_id>:<surface>` for a key
@@ -14,12 +14,11 @@ and so does a decision on an entry that is not of the document's current revisio
 `show` still show such a document's entries, after one line on stderr saying what is behind and
 the command that brings it up to date.
 
-`list` and `show` print each entry's content fingerprint; `--seen` passes it back (the whole
-`sha256:…`, or at least its first 12 hex digits), and the decision is refused if a run changed
-the entry since: exit 1, one line naming the fields that changed, then each field's value shown
-and now, nothing written (review/decisions.py, D82). Without `--seen` the decision is taken on
-the entry as stored when the command runs, and the line it prints names that content's
-fingerprint.
+`list` and `show` print each entry's content fingerprint; every decision passes it back with
+`--seen` (required: a decision always names the content it was taken on; the whole `sha256:…`,
+or at least its first 12 hex digits), and is refused if a run changed the entry since: exit 1,
+one line naming the fields that changed, then each field's value shown and now, nothing written
+(review/decisions.py, D82). The line a recorded decision prints names that content's fingerprint.
 """
 
 from __future__ import annotations
@@ -117,8 +116,7 @@ def _decide(args: argparse.Namespace, decision: Decision, edited_from: Path | No
     if edited_from is not None:
         payload = read_json(edited_from, ReviewError, "payload")
         edited = validate_edit(item, payload, str(edited_from))
-    shown = None if args.seen is None else Shown(args.seen)
-    review = record_decision(store, item, decision, args.reviewer, args.note, edited, shown=shown)
+    review = record_decision(store, item, decision, args.reviewer, args.note, edited, shown=Shown(args.seen))
     print(f"{decision} {item.key.kind} {item.key.ref} ({item.label}) in {item.doc_id}: {review.review_id} "
           f"(content {short_fingerprint(review.fingerprint)})")
     return 0
@@ -156,9 +154,10 @@ def _decision(commands: argparse._SubParsersAction, name: str, help: str, handle
     parser.add_argument("--doc-id", help="the document, when the id alone does not say")
     parser.add_argument("--reviewer", required=True, help="who decides")
     parser.add_argument("--note", required=note_required, help="why" + (" (required)" if note_required else ""))
-    parser.add_argument("--seen", metavar="FINGERPRINT",
+    parser.add_argument("--seen", metavar="FINGERPRINT", required=True,
                         help="the content fingerprint `review list` or `review show` printed (sha256:…, or its "
-                        "first 12+ hex digits): refused, nothing written, if a run changed the entry since")
+                        "first 12+ hex digits); required: a decision always names the content it was taken on, "
+                        "and is refused, nothing written, if a run changed the entry since")
     return parser
 
 
@@ -173,7 +172,7 @@ def add_commands(subparsers: argparse._SubParsersAction, document_states=None) -
     show = _entry(commands, "show", "an entry as stored now, its review state and history (JSON)", cmd_show)
     show.add_argument("id", help="term_id, formula_id, rule_id, domain_id, or <domain_id>:<surface>")
     show.add_argument("--doc-id", help="the document, when the id alone does not say")
-    _decision(commands, "approve", "approve the entry as stored now", cmd_approve)
+    _decision(commands, "approve", "approve the entry, as `review list` or `review show` showed it", cmd_approve)
     _decision(commands, "reject", "reject the entry; it never reaches approved knowledge", cmd_reject,
               note_required=True)
     edit = _decision(commands, "edit", "replace the entry by a corrected one (a contract JSON object)", cmd_edit)

@@ -42,6 +42,13 @@ def _registry(tmp_path) -> list[tuple]:
         return con.execute("SELECT doc_id, revision, file_name FROM documents ORDER BY registered_at").fetchall()
 
 
+def _seen(tmp_path, ref: str, doc_id: str) -> str:
+    """The content fingerprint `review show` prints for the entry, which a decision passes back as --seen."""
+    shown = cli_process(["review", "show", ref, "--doc-id", doc_id], tmp_path, tmp_path)
+    assert shown.returncode == 0, shown.stderr
+    return json.loads(shown.stdout)["fingerprint"]
+
+
 def _first_run(tmp_path):
     """docs/kpi.md run once: the file, its doc_id, the run."""
     kpi = tmp_path / "docs" / "kpi.md"
@@ -59,8 +66,8 @@ def test_an_edited_file_keeps_its_doc_id_and_the_decisions_of_its_unchanged_entr
     assert _line(first, "ok ").startswith(f"{named}  new document  pages=1")
     mttr, mtbf = term_id(doc_id, "Mean Time To Repair"), term_id(doc_id, "Mean Time Between Failures")
     for ref in (mttr, mtbf):
-        approved = cli_process(["review", "approve", ref, "--doc-id", doc_id, "--reviewer", "alice"],
-                               tmp_path, tmp_path)
+        approved = cli_process(["review", "approve", ref, "--doc-id", doc_id, "--reviewer", "alice",
+                                "--seen", _seen(tmp_path, ref, doc_id)], tmp_path, tmp_path)
         assert approved.returncode == 0, approved.stderr
 
     kpi.write_text(kpi.read_text(encoding="utf-8").replace(MTTR_DEFINITION, MTTR_REWORDED), encoding="utf-8")

@@ -3,6 +3,7 @@ that store per test, and a pipeline a test can re-run after changing a prompt or
 
 from __future__ import annotations
 
+import json
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -96,6 +97,14 @@ def run_cli(capsys, *argv: str) -> tuple[int, str, str]:
         code = exc.code
     out, err = capsys.readouterr()
     return code, out, err
+
+
+def seen(capsys, ref: str, doc_id: str | None = None) -> str:
+    """The content fingerprint `review show` prints for the entry: what a user passes back to a
+    decision as `--seen`."""
+    code, out, err = run_cli(capsys, "review", "show", ref, *(["--doc-id", doc_id] if doc_id else []))
+    assert code == 0, err
+    return json.loads(out)["fingerprint"]
 
 
 def snapshot(store: Store) -> dict[str, list[dict]]:

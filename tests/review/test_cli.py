@@ -12,7 +12,7 @@ from knowledge_assets.ids import domain_id, term_id
 from knowledge_assets.review.entities import find
 from knowledge_assets.review.fingerprint import fingerprint, reviewed_content
 from tests.conftest import PROJECT_ROOT
-from tests.review.conftest import KPI, one, run_cli, snapshot
+from tests.review.conftest import KPI, one, run_cli, seen, snapshot
 
 MTTR = term_id(KPI, "Mean Time To Repair")
 MTBF = term_id(KPI, "Mean Time Between Failures")
@@ -59,7 +59,9 @@ def test_list_is_the_queue_in_rank_order_with_span_and_page_no(extracted, capsys
 
 
 def test_approve_appends_one_row_holding_what_the_reviewer_saw(extracted, capsys):
-    code, out, err = run_cli(capsys, "review", "approve", MTTR, "--reviewer", "alice", "--note", "checked p.1")
+    shown = seen(capsys, MTTR)
+    code, out, err = run_cli(capsys, "review", "approve", MTTR, "--reviewer", "alice", "--note", "checked p.1",
+                             "--seen", shown)
     assert code == 0, err
     assert f"approved term {MTTR} (MTTR) in {KPI}" in out
     code, listed, _ = run_cli(capsys, "review", "list", "--doc-id", KPI)
@@ -72,14 +74,15 @@ def test_approve_appends_one_row_holding_what_the_reviewer_saw(extracted, capsys
                                 "edited_payload")} == {
         "doc_id": KPI, "entity_kind": "term", "entity_id": MTTR, "surface": None, "decision": "approved",
         "reviewer": "alice", "note": "checked p.1", "edited_payload": None}
-    seen = json.loads(row["reviewed_content"])
-    assert seen["definition"] == "MTTR means the average time needed to return a unit to service after a breakdown."
-    assert row["fingerprint"] == fingerprint(seen)
+    recorded = json.loads(row["reviewed_content"])
+    assert recorded["definition"] == "MTTR means the average time needed to return a unit to service after a breakdown."
+    assert row["fingerprint"] == fingerprint(recorded) == shown
     assert MTTR not in [i["id"] for i in _pending(capsys)]
 
 
 def test_reject_takes_the_entry_out_of_the_queue_with_its_note(extracted, capsys):
-    code, _, err = run_cli(capsys, "review", "reject", MTBF, "--reviewer", "bob", "--note", "definition is incomplete")
+    code, _, err = run_cli(capsys, "review", "reject", MTBF, "--reviewer", "bob", "--note", "definition is incomplete",
+                           "--seen", seen(capsys, MTBF))
     assert code == 0, err
     assert one(extracted, "SELECT decision, note FROM knowledge_reviews WHERE entity_id = ?", MTBF) == {
         "decision": "rejected", "note": "definition is incomplete"}
@@ -88,7 +91,8 @@ def test_reject_takes_the_entry_out_of_the_queue_with_its_note(extracted, capsys
 
 def test_edit_stores_the_corrected_entry_validated_against_its_contract_model(extracted, capsys, tmp_path):
     payload = _entry_file(capsys, tmp_path, MTTR, definition="MTTR is the mean time to bring a unit back into service.")
-    code, _, err = run_cli(capsys, "review", "edit", MTTR, "--payload", str(payload), "--reviewer", "carol")
+    code, _, err = run_cli(capsys, "review", "edit", MTTR, "--payload", str(payload), "--reviewer", "carol",
+                           "--seen", seen(capsys, MTTR))
     assert code == 0, err
     row = one(extracted, "SELECT decision, edited_payload FROM knowledge_reviews WHERE entity_id = ?", MTTR)
     edited = c.GlossaryEntry.model_validate_json(row["edited_payload"])
@@ -97,7 +101,7 @@ def test_edit_stores_the_corrected_entry_validated_against_its_contract_model(ex
 
 
 def test_a_key_parameter_is_reviewed_by_domain_id_and_surface(extracted, capsys):
-    code, _, err = run_cli(capsys, "review", "approve", SKT, "--reviewer", "alice")
+    code, _, err = run_cli(capsys, "review", "approve", SKT, "--reviewer", "alice", "--seen", seen(capsys, SKT))
     assert code == 0, err
     row = one(extracted, "SELECT entity_kind, entity_id, surface FROM knowledge_reviews")
     assert row == {"entity_kind": "key_parameter", "entity_id": DOMAIN, "surface": "Samudra Karya Tambang (SKT)"}
@@ -105,8 +109,9 @@ def test_a_key_parameter_is_reviewed_by_domain_id_and_surface(extracted, capsys)
 
 
 def test_show_gives_the_entry_its_state_and_every_decision_on_it(extracted, capsys):
-    run_cli(capsys, "review", "reject", MTTR, "--reviewer", "bob", "--note", "too vague")
-    run_cli(capsys, "review", "approve", MTTR, "--reviewer", "alice")
+    assert run_cli(capsys, "review", "reject", MTTR, "--reviewer", "bob", "--note", "too vague",
+                   "--seen", seen(capsys, MTTR))[0] == 0
+    assert run_cli(capsys, "review", "approve", MTTR, "--reviewer", "alice", "--seen", seen(capsys, MTTR))[0] == 0
     code, out, _ = run_cli(capsys, "review", "show", MTTR)
     shown = json.loads(out)
     assert code == 0 and shown["state"] == "approved" and shown["kind"] == "term" and shown["doc_id"] == KPI
@@ -116,11 +121,12 @@ def test_show_gives_the_entry_its_state_and_every_decision_on_it(extracted, caps
 
 def test_decisions_are_only_ever_appended(extracted, capsys, tmp_path):
     payload = _entry_file(capsys, tmp_path, MTTR, definition="MTTR: mean time to repair.")
+    mttr, skt = seen(capsys, MTTR), seen(capsys, SKT)
     commands = [
-        ("approve", MTTR, "--reviewer", "alice"),
-        ("reject", MTTR, "--reviewer", "bob", "--note", "not the document's wording"),
-        ("edit", MTTR, "--payload", str(payload), "--reviewer", "carol"),
-        ("approve", SKT, "--reviewer", "alice"),
+        ("approve", MTTR, "--reviewer", "alice", "--seen", mttr),
+        ("reject", MTTR, "--reviewer", "bob", "--note", "not the document's wording", "--seen", mttr),
+        ("edit", MTTR, "--payload", str(payload), "--reviewer", "carol", "--seen", mttr),
+        ("approve", SKT, "--reviewer", "alice", "--seen", skt),
     ]
     before: list[dict] = []
     for command in commands:
@@ -131,17 +137,28 @@ def test_decisions_are_only_ever_appended(extracted, capsys, tmp_path):
         before = after
 
 
+# Stands for the fingerprint `review show` prints for MTTR: a decision names content it was shown,
+# so a case that tests another error passes one that would be accepted.
+SEEN = "<the fingerprint review show printed>"
+
 BAD_INPUTS = [
-    (("approve", "t_0000000000", "--reviewer", "alice"), "t_0000000000: no term t_0000000000"),
-    (("approve", "PA", "--reviewer", "alice"), "'PA' is not a review id"),
-    (("approve", MTTR, "--reviewer", "alice", "--doc-id", "NO-SUCH-DOC"), "NO-SUCH-DOC: no extracted knowledge"),
-    (("approve", MTTR, "--reviewer", "alice", "--doc-id", "SKT-STD-PRM-001"), f"{MTTR}: no term with this id"),
-    (("approve", MTTR, "--reviewer", "  "), "a reviewer name is required"),
-    (("approve", MTTR), "the following arguments are required: --reviewer"),
-    (("reject", MTTR, "--reviewer", "bob"), "the following arguments are required: --note"),
-    (("reject", MTTR, "--reviewer", "bob", "--note", " "), "a rejection needs a note"),
-    (("approve", f"{DOMAIN}:Mean Time To Repair (MTTR)", "--reviewer", "alice"), f"corroborated by term {MTTR}"),
-    (("approve", f"{DOMAIN}:Grouping (Composite)", "--reviewer", "alice"),
+    (("approve", "t_0000000000", "--reviewer", "alice", "--seen", SEEN), "t_0000000000: no term t_0000000000"),
+    (("approve", "PA", "--reviewer", "alice", "--seen", SEEN), "'PA' is not a review id"),
+    (("approve", MTTR, "--reviewer", "alice", "--doc-id", "NO-SUCH-DOC", "--seen", SEEN),
+     "NO-SUCH-DOC: no extracted knowledge"),
+    (("approve", MTTR, "--reviewer", "alice", "--doc-id", "SKT-STD-PRM-001", "--seen", SEEN),
+     f"{MTTR}: no term with this id"),
+    (("approve", MTTR, "--reviewer", "  ", "--seen", SEEN), "a reviewer name is required"),
+    (("approve", MTTR, "--seen", SEEN), "the following arguments are required: --reviewer\n"),
+    (("reject", MTTR, "--reviewer", "bob", "--seen", SEEN), "the following arguments are required: --note\n"),
+    (("reject", MTTR, "--reviewer", "bob", "--note", " ", "--seen", SEEN), "a rejection needs a note"),
+    (("approve", MTTR, "--reviewer", "alice"), "the following arguments are required: --seen\n"),
+    (("reject", MTTR, "--reviewer", "bob", "--note", "x"), "the following arguments are required: --seen\n"),
+    (("edit", MTTR, "--payload", "edited.json", "--reviewer", "carol"),
+     "the following arguments are required: --seen\n"),
+    (("approve", f"{DOMAIN}:Mean Time To Repair (MTTR)", "--reviewer", "alice", "--seen", SEEN),
+     f"corroborated by term {MTTR}"),
+    (("approve", f"{DOMAIN}:Grouping (Composite)", "--reviewer", "alice", "--seen", SEEN),
      "no uncorroborated key parameter 'Grouping (Composite)'"),
     (("list", "--doc-id", "NO-SUCH-DOC"), "NO-SUCH-DOC: no extracted knowledge"),
     (("show", "f_0000000000"), "f_0000000000: no formula f_0000000000"),
@@ -154,6 +171,7 @@ BAD_INPUTS = [
 @pytest.mark.parametrize(("argv", "message"), BAD_INPUTS,
                          ids=[" ".join(a[:2]) + f" #{n}" for n, (a, _) in enumerate(BAD_INPUTS)])
 def test_a_bad_id_document_or_argument_is_refused_and_writes_nothing(extracted, capsys, argv, message):
+    argv = [seen(capsys, MTTR) if arg == SEEN else arg for arg in argv]
     before = snapshot(extracted)
     code, out, err = run_cli(capsys, "review", *argv)
     assert code != 0 and message in err and "Traceback" not in err
@@ -181,8 +199,10 @@ def test_an_invalid_edited_payload_is_refused_naming_the_file_and_writes_nothing
         path = _entry_file(capsys, tmp_path, MTTR, **change).rename(path)
     elif change is not None:
         path.write_text(change, encoding="utf-8")
+    shown = seen(capsys, MTTR)
     before = snapshot(extracted)
-    code, _, err = run_cli(capsys, "review", "edit", MTTR, "--payload", str(path), "--reviewer", "carol")
+    code, _, err = run_cli(capsys, "review", "edit", MTTR, "--payload", str(path), "--reviewer", "carol",
+                           "--seen", shown)
     assert code == 1 and f"error: {path}: " in err and message in err
     assert snapshot(extracted) == before
 
@@ -196,12 +216,13 @@ def test_the_installed_command_lists_approves_and_shows_in_real_processes(extrac
 
     listed = command("list", "--doc-id", KPI, "--json")
     assert listed.returncode == 0, listed.stderr
-    first = json.loads(listed.stdout)[0]["id"]
-    approved = command("approve", first, "--reviewer", "alice", "--note", "confirmed with the plant department")
+    first = json.loads(listed.stdout)[0]
+    approved = command("approve", first["id"], "--reviewer", "alice", "--note", "confirmed with the plant department",
+                       "--seen", first["fingerprint"])
     assert approved.returncode == 0, approved.stderr
-    shown = command("show", first)
+    shown = command("show", first["id"])
     assert json.loads(shown.stdout)["state"] == "approved"
-    refused = command("approve", "t_0000000000", "--reviewer", "alice")
+    refused = command("approve", "t_0000000000", "--reviewer", "alice", "--seen", first["fingerprint"])
     assert refused.returncode == 1 and refused.stderr.startswith("error: t_0000000000")
     assert len(extracted.fetch("SELECT * FROM knowledge_reviews")) == 1
 

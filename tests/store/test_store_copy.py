@@ -46,9 +46,11 @@ def source(tmp_path_factory) -> Path:
     assert code == 0, out + err
     code, out, err = _cli(["review", "list", "--doc-id", KPI, "--json"], root, store)
     assert code == 0, err
-    pending = [item["id"] for item in json.loads(out)]
-    for decision in (["approve", pending[0]], ["approve", pending[1]], ["reject", pending[2], "--note", "no span"]):
-        code, out, err = _cli(["review", *decision, "--reviewer", "alice"], root, store)
+    pending = json.loads(out)  # each entry's id and the fingerprint a decision passes back as --seen
+    for decision, item, note in (("approve", pending[0], []), ("approve", pending[1], []),
+                                 ("reject", pending[2], ["--note", "no span"])):
+        code, out, err = _cli(["review", decision, item["id"], *note, "--reviewer", "alice",
+                               "--seen", item["fingerprint"]], root, store)
         assert code == 0, out + err
     for n in range(CACHED_ANSWERS):
         store_answer_once(Store(store), f"key-{n}", "glossary", "openai", "nano", f'{{"answer": {n}}}', "json_schema")

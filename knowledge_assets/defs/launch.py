@@ -1,7 +1,9 @@
-"""Runs the `extract_document` job in this process against the project's Dagster instance — what
-`knowledge-assets run` does — so the UI's run list shows the CLI's runs as `extract_document`
-with their partitions. The job carries the asset checks, so a blocking check that fails stops
-the assets downstream of it and fails the document.
+"""Runs the `extract_document` job against the project's Dagster instance — what `knowledge-assets
+run` does — so the UI's run list shows the CLI's runs as `extract_document` with their
+partitions: in this process on the embedded instance, through the instance's run queue on a
+shared one (`defs/queued.py`, D85). Either way a run's outcome is read back from the instance's
+event log (`FinishedRun`). The job carries the asset checks, so a blocking check that fails
+stops the assets downstream of it and fails the document.
 
 Many documents go in as few runs as the partitions allow: one run over each contiguous range of
 them in the `documents` partitions' order (a dynamic partition range is contiguous in the order

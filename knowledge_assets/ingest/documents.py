@@ -1,7 +1,10 @@
 """Document identity (seed 001 §9 item 7) as the file alone tells it: an explicit key supplied at
-ingest, else a content hash — never the file name, so renaming a file keeps every id derived
-from its doc_id. Against the registry a file without a key is first the document registered at
-its path or with its content (ingest/registration.py, D52): the hash names new documents only."""
+ingest (`--doc-id`, a sidecar), else a key people can read, made from the file's name
+(`Kepka 12-1999 Penambangan.pdf` → `Kepka-12-1999-Penambangan`), else, when the name gives no
+such key, the content hash seed 001 falls back on (docs/decisions.md D89). Against the registry
+a file without a key is first the document registered at its path or with its content
+(ingest/registration.py, D52), so renaming or editing a file keeps its doc_id and every id derived
+from it: the name only names new documents, made unique there (`-2`, `-3`…)."""
 
 from __future__ import annotations
 
@@ -10,6 +13,7 @@ import hashlib
 import json
 import os
 import re
+import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -69,6 +73,27 @@ def content_hash_doc_id(content_sha256: str) -> str:
     return f"doc-{content_sha256[:16]}"
 
 
+# Room after a name for the `-N` that makes it unique, within the key's 128 characters.
+_NAME_KEY_CHARS = 100
+_NOT_KEY = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+def file_name_doc_id(path: Path) -> str | None:
+    """A doc_id people recognise, from the file's name without its extension: accents dropped,
+    every run of other characters one `-`, case kept (`SKT Standard (rev 2).pdf` →
+    `SKT-Standard-rev-2`); a MinerU `content_list.json` is named by its folder. None when the
+    name holds no letter or digit a key can keep (a name in another script)."""
+    name = path.name
+    if name.endswith(_MINERU_NAME):
+        name = name[: -len(_MINERU_NAME)].rstrip("._- ") or path.parent.name
+    else:
+        name = path.stem
+    ascii_name = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode("ascii")
+    key = _NOT_KEY.sub("-", ascii_name)[:_NAME_KEY_CHARS].strip("._-")
+    key = re.sub(r"-{2,}", "-", key)
+    return key if key and _DOC_ID_PATTERN.fullmatch(key) else None
+
+
 def sidecar_doc_id(path: Path) -> str | None:
     """The doc_id declared in `<file>.meta.json` / `.meta.yaml` beside the file, if any."""
     for suffix in _SIDECAR_SUFFIXES:
@@ -103,7 +128,7 @@ def _not_a_file(path: Path) -> str:
 
 
 def identify(path: Path, explicit_doc_id: str | None = None) -> DocumentSource:
-    """Resolves a file's doc_id: explicit key > sidecar > content hash."""
+    """Resolves a file's doc_id: explicit key > sidecar > its file name > content hash."""
     path = Path(path)
     try:
         if not path.is_file():
@@ -119,6 +144,8 @@ def identify(path: Path, explicit_doc_id: str | None = None) -> DocumentSource:
         doc_id, key_source = validate_doc_id(explicit_doc_id, path), "explicit"
     elif (declared := sidecar_doc_id(path)) is not None:
         doc_id, key_source = declared, "sidecar"
+    elif (named := file_name_doc_id(path)) is not None:
+        doc_id, key_source = named, "file_name"
     else:
         doc_id, key_source = content_hash_doc_id(sha), "content_hash"
     return DocumentSource(doc_id, path.resolve(), kind, sha, key_source)

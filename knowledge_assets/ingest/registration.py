@@ -9,8 +9,9 @@
   moved (renamed or moved to another folder) when the document's own file is gone, and a copy
   of it otherwise: reported as an alias, registered nothing. The content of an older revision
   is an alias of that revision. With `--new-document` both become documents of their own.
-- Else a new document, keyed by its content hash (suffixed `-2`, `-3`… when a document that has
-  moved on to other content already holds that key).
+- Else a new document, keyed by its file name (`documents.file_name_doc_id`, D89; the content
+  hash when the name gives no key), suffixed `-2`, `-3`… when another document holds that key
+  (another folder's file of the same name, or a document that has moved on to other content).
 
 Several files are decided together: those whose path or key already names a document first, so
 an edited file takes its revision before a copy of its old content is compared with it; then the
@@ -24,7 +25,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
-from knowledge_assets.ingest.documents import content_hash_doc_id, identify
+from knowledge_assets.ingest.documents import identify
 from knowledge_assets.ingest.errors import DocumentError
 from knowledge_assets.store.database import Store
 from knowledge_assets.store.registry import (
@@ -162,7 +163,7 @@ def _decide(store: Store, source: DocumentSource, new_document: bool) -> _Plan |
             return _Plan(replace(source, doc_id=moved.source.doc_id, key_source="registered_content"), "moved",
                          moved_from=moved.source.path)
         return Identified(source.path, matches[0].source, "alias", matches[0].revision, repeats=matches[0])
-    doc_id = unused_doc_id(store, content_hash_doc_id(source.content_sha256))
+    doc_id = unused_doc_id(store, source.doc_id)
     return _Plan(replace(source, doc_id=doc_id), "new", took_path_from=took_path_from)
 
 

@@ -24,7 +24,7 @@ DocumentKind = Literal["pdf", "markdown", "restructuredtext", "text", "mineru"]
 # How the file was matched to its doc_id: a key it declares (`--doc-id`, a sidecar), the hash of
 # a content seen for the first time, the path a document was registered at (an edit in place),
 # or the content a document was registered with (a rename or a move). docs/decisions.md D52.
-KeySource = Literal["explicit", "sidecar", "content_hash", "registered_path", "registered_content"]
+KeySource = Literal["explicit", "sidecar", "file_name", "content_hash", "registered_path", "registered_content"]
 
 
 @dataclass(frozen=True)

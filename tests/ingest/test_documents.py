@@ -14,16 +14,29 @@ def _doc(tmp_path: Path, name: str = "a.md", text: str = "# 1. Purpose\n\nText.\
     return path
 
 
-def test_without_a_key_the_doc_id_is_the_content_hash_not_the_file_name(tmp_path):
+def test_without_a_key_the_doc_id_is_the_file_name_people_read(tmp_path):
     source = identify(_doc(tmp_path))
-    assert source.doc_id == content_hash_doc_id(source.content_sha256)
-    assert "a" != source.doc_id and source.key_source == "content_hash"
+    assert (source.doc_id, source.key_source) == ("a", "file_name")
+    names = {"Kepka 12-1999 Penambangan.md": "Kepka-12-1999-Penambangan", "SKT Standard (rev 2).md":
+             "SKT-Standard-rev-2", "Pengukuran Kinerja Alat Berat – Revisi.md": "Pengukuran-Kinerja-Alat-Berat-Revisi",
+             "Análisis_de_Fallas.v2.md": "Analisis_de_Fallas.v2", "  --odd--  .md": "odd"}
+    assert {name: identify(_doc(tmp_path, name)).doc_id for name in names} == names
+    long = identify(_doc(tmp_path, "x" * 200 + ".md")).doc_id
+    assert long == "x" * 100  # room left for the -2 that makes a name unique
 
 
-def test_renaming_a_file_keeps_its_doc_id(tmp_path):
-    first = identify(_doc(tmp_path, "report.md"))
-    renamed = (tmp_path / "report.md").rename(tmp_path / "report-final.md")
-    assert identify(renamed).doc_id == first.doc_id
+def test_a_name_with_nothing_a_key_can_keep_falls_back_to_the_content_hash(tmp_path):
+    source = identify(_doc(tmp_path, "报告.md"))
+    assert (source.doc_id, source.key_source) == (content_hash_doc_id(source.content_sha256), "content_hash")
+
+
+def test_a_mineru_content_list_is_named_by_its_document_not_content_list(tmp_path):
+    folder = tmp_path / "Laporan Tahunan"
+    folder.mkdir()
+    (folder / "content_list.json").write_text("[]", encoding="utf-8")
+    (tmp_path / "Perka_7_content_list.json").write_text("[]", encoding="utf-8")
+    assert identify(folder / "content_list.json").doc_id == "Laporan-Tahunan"
+    assert identify(tmp_path / "Perka_7_content_list.json").doc_id == "Perka_7"
 
 
 def test_sidecar_key_wins_over_content_hash_and_explicit_key_wins_over_sidecar(tmp_path):

@@ -4,16 +4,17 @@ makes a document of its own."""
 
 import json
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-from knowledge_assets.ingest.documents import content_hash_doc_id
+from knowledge_assets.ingest.documents import content_hash_doc_id, identify
 from knowledge_assets.ingest.errors import DocumentError
 from knowledge_assets.ingest.registration import register_file, register_files
 from knowledge_assets.ingest.revisions import current_sha256
 from knowledge_assets.ingest.stage import parse_registered
-from knowledge_assets.store.registry import latest_source
+from knowledge_assets.store.registry import latest_source, register
 
 V1 = "# 1. Scope\n\nThe pump is checked weekly.\n"
 V2 = "# 1. Scope\n\nThe pump is checked daily.\n"
@@ -37,10 +38,10 @@ def test_a_file_edited_in_place_is_the_next_revision_of_its_document(store, tmp_
     _write(path, V2)
     edited = register_file(store, path)
     assert (first.outcome, first.describe()) == ("new", "new document")
-    assert first.source.doc_id == content_hash_doc_id(first.source.content_sha256)
+    assert first.source.doc_id == "kpi"
     assert edited.source.doc_id == first.source.doc_id
     assert (edited.outcome, edited.describe()) == ("revision", "new revision 2")
-    assert _revisions(store, first.source.doc_id) == [(1, "kpi.md", "content_hash"), (2, "kpi.md", "registered_path")]
+    assert _revisions(store, first.source.doc_id) == [(1, "kpi.md", "file_name"), (2, "kpi.md", "registered_path")]
     again = register_file(store, path)
     assert again.describe() == "revision 2 (unchanged)" and len(_revisions(store, first.source.doc_id)) == 2
 
@@ -63,7 +64,7 @@ def test_a_copy_is_one_alias_and_registers_nothing(store, tmp_path):
     copy = register_file(store, Path(shutil.copy(original, tmp_path / "b.md")))
     assert not copy.registered and copy.source.doc_id == doc_id
     assert copy.describe() == f"same content as {doc_id} (a.md); not registered again"
-    assert _revisions(store, doc_id) == [(1, "a.md", "content_hash")]
+    assert _revisions(store, doc_id) == [(1, "a.md", "file_name")]
 
 
 def test_two_new_files_with_the_same_bytes_are_one_document_and_one_alias(store, tmp_path):
@@ -97,7 +98,7 @@ def test_a_path_reused_for_unrelated_content_is_a_new_revision_unless_new_docume
     assert register_file(store, path).describe() == "new revision 2"
     _write(path, V2)
     new = register_file(store, path, new_document=True)
-    assert new.source.doc_id == content_hash_doc_id(new.source.content_sha256) != doc_id
+    assert (doc_id, new.source.doc_id) == ("report", "report-2")  # the name, made unique
     assert new.describe() == f"new document (until now this file was {doc_id})"
     # The old document keeps its revisions but no longer has a file: nothing reads report.md as it.
     assert current_sha256(store, doc_id) == latest_source(store, doc_id)[0].content_sha256
@@ -110,7 +111,11 @@ def test_new_document_on_a_copy_makes_a_second_document_with_its_own_key(store, 
     original = _write(tmp_path / "a.md", V1)
     doc_id = register_file(store, original).source.doc_id
     copy = register_file(store, Path(shutil.copy(original, tmp_path / "b.md")), new_document=True)
-    assert (copy.outcome, copy.source.doc_id) == ("new", f"{doc_id}-2")
+    assert (doc_id, copy.outcome, copy.source.doc_id) == ("a", "new", "b")
+    # A copy under the same name, elsewhere: the name made unique.
+    (tmp_path / "old").mkdir()
+    again = register_file(store, Path(shutil.copy(original, tmp_path / "old" / "a.md")), new_document=True)
+    assert (again.outcome, again.source.doc_id) == ("new", "a-2")
     assert register_file(store, original, new_document=True).describe() == "revision 1 (unchanged)"
 
 
@@ -155,3 +160,26 @@ def test_each_result_names_its_own_file_and_a_file_named_twice_counts_once(store
     found = register_files(store, [good, empty, good, tmp_path / "sub" / ".." / "a.md"])
     assert len(found) == 2
     assert found[0].file == good.resolve() and str(found[1]).startswith(str(empty))
+
+
+def test_files_of_one_name_in_two_folders_are_two_documents_the_second_made_unique(store, tmp_path):
+    for folder in ("site-a", "site-b"):
+        (tmp_path / folder).mkdir()
+    found = register_files(store, [_write(tmp_path / "site-a" / "KPI Report.md", V1),
+                                   _write(tmp_path / "site-b" / "KPI Report.md", OTHER)])
+    assert [(f.source.doc_id, f.outcome) for f in found] == [("KPI-Report", "new"), ("KPI-Report-2", "new")]
+
+
+def test_a_document_registered_under_its_content_hash_keeps_that_id_edited_renamed_or_re_run(store, tmp_path):
+    # A store from before D89 holds documents keyed by content hash: they keep their ids, so
+    # their decisions, exports and partitions stay theirs.
+    path = _write(tmp_path / "kpi.md", V1)
+    old = identify(path)
+    legacy = register(store, replace(old, doc_id=content_hash_doc_id(old.content_sha256), key_source="content_hash"))
+    doc_id = legacy.source.doc_id
+    assert doc_id.startswith("doc-")
+    assert register_file(store, path).source.doc_id == doc_id  # re-run
+    _write(path, V2)
+    assert register_file(store, path).source.doc_id == doc_id  # edited in place
+    assert register_file(store, path.rename(tmp_path / "kpi-final.md")).source.doc_id == doc_id  # renamed
+

@@ -29,7 +29,7 @@ def test_run_materialises_every_document_and_names_each_failure(tmp_path):
     writer.encrypt(user_password="pw", algorithm="RC4-128")
     with (docs / "locked.pdf").open("wb") as fh:
         writer.write(fh)
-    (docs / "notes.docx").write_bytes(b"PK")
+    (docs / "notes.odt").write_bytes(b"PK")
 
     result = cli_process(["run", str(docs)], PROJECT_ROOT, tmp_path)
 
@@ -39,11 +39,11 @@ def test_run_materialises_every_document_and_names_each_failure(tmp_path):
             'Equipment Capacity Analysis (ECA)"  new document  pages=9') in out
     assert 'ok      SKT-MNT-KPI-002  maintenance_kpi.md  "Maintenance KPI Procedure"  new document  pages=1' in out
     assert "locked.pdf: encrypted PDF: a password is required" in out
-    assert "notes.docx: unsupported file type '.docx'" in out
+    assert "notes.odt: unsupported file type '.odt'" in out
     assert "Traceback" not in out + result.stderr
     # One line per failed document and the tally: no Dagster event stream, no stack traces.
     assert [line for line in out.splitlines() if line.startswith("FAILED")] == [
-        line for line in out.splitlines() if "locked.pdf" in line or "notes.docx" in line]
+        line for line in out.splitlines() if "locked.pdf" in line or "notes.odt" in line]
     # stderr is a pipe: the tally alone, no progress lines (those are for a terminal).
     assert result.stderr.strip().splitlines() == ["2 of 4 documents failed"]
     con = duckdb.connect(str(tmp_path / "home" / "knowledge.duckdb"), read_only=True)

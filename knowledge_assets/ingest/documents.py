@@ -29,6 +29,9 @@ _SUFFIX_KINDS: dict[str, DocumentKind] = {
     ".markdown": "markdown",
     ".rst": "restructuredtext",
     ".rest": "restructuredtext",
+    ".docx": "docx",
+    ".html": "html",
+    ".htm": "html",
     ".txt": "text",
     ".text": "text",
 }

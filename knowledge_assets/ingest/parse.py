@@ -6,7 +6,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from knowledge_assets.contracts import ParsedDocument, ParsedPage
-from knowledge_assets.ingest import markdown, mineru, pdf, plain, restructuredtext
+from knowledge_assets.ingest import docx, html, markdown, mineru, pdf, plain, restructuredtext
 from knowledge_assets.ingest.blocks import PageBlocks
 from knowledge_assets.ingest.chunking import DEFAULT_MAX_CHARS, chunk_pages
 from knowledge_assets.ingest.errors import DocumentError
@@ -18,6 +18,8 @@ _PARSERS: dict[DocumentKind, tuple[Callable[[Path], list[PageBlocks]], str]] = {
     "restructuredtext": (restructuredtext.parse_restructuredtext, restructuredtext.PARSER_VERSION),
     "text": (plain.parse_text_file, plain.PARSER_VERSION),
     "mineru": (mineru.parse_content_list, mineru.PARSER_VERSION),
+    "docx": (docx.parse_docx, docx.PARSER_VERSION),
+    "html": (html.parse_html, html.PARSER_VERSION),
 }
 
 
@@ -28,7 +30,7 @@ def parser_versions() -> str:
 
 # Text formats whose bytes are the text itself: a NUL byte there is a binary or corrupt file,
 # never prose, and it would be stored and shown as if it were.
-_TEXT_KINDS: frozenset[DocumentKind] = frozenset({"markdown", "restructuredtext", "text", "mineru"})
+_TEXT_KINDS: frozenset[DocumentKind] = frozenset({"markdown", "restructuredtext", "text", "mineru", "html"})
 
 
 def _refuse_nul_bytes(source: DocumentSource, pages: list[PageBlocks]) -> None:

@@ -20,7 +20,7 @@ from typing import Literal
 from knowledge_assets.store.database import DOC_IDS_PER_STATEMENT, Store, batched, in_list
 from knowledge_assets.store.schema import column_list
 
-DocumentKind = Literal["pdf", "markdown", "restructuredtext", "text", "mineru"]
+DocumentKind = Literal["pdf", "markdown", "restructuredtext", "docx", "html", "text", "mineru"]
 # How the file was matched to its doc_id: a key it declares (`--doc-id`, a sidecar), the hash of
 # a content seen for the first time, the path a document was registered at (an edit in place),
 # or the content a document was registered with (a rename or a move). docs/decisions.md D52.

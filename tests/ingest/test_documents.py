@@ -66,10 +66,10 @@ def test_sidecar_without_doc_id_names_the_sidecar(tmp_path):
 
 
 def test_unsupported_extension_and_empty_file_are_named(tmp_path):
-    docx = tmp_path / "x.docx"
-    docx.write_bytes(b"PK\x03\x04")
-    with pytest.raises(DocumentError, match=r"x\.docx: unsupported file type '\.docx'"):
-        identify(docx)
+    odt = tmp_path / "x.odt"
+    odt.write_bytes(b"PK\x03\x04")
+    with pytest.raises(DocumentError, match=r"x\.odt: unsupported file type '\.odt'"):
+        identify(odt)
     empty = tmp_path / "e.md"
     empty.write_bytes(b"")
     with pytest.raises(DocumentError, match=r"e\.md: empty file"):

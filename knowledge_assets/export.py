@@ -100,6 +100,9 @@ def _usage(store: Store, doc_id: str) -> list[c.CallUsage]:
 def payloads(store: Store, doc_id: str) -> dict[str, object]:
     domain = branches.DOMAIN_CONTEXT
     domains = load_entities(store, domain.table, doc_id, domain.model)
+    if not domains and latest_source(store, doc_id) is None:
+        raise ExportError(f"{doc_id}: no such document in {store.location}; `knowledge-assets documents` lists "
+                          "the registered ones")
     if not domains:
         raise ExportError(f"{doc_id}: no domain context in {store.location}; materialise the document first")
     revisions = revision_state(store, doc_id)

@@ -440,3 +440,17 @@ def test_only_a_workbook_export_imports_openpyxl():
                              "print('openpyxl' in sys.modules)"], cwd=PROJECT_ROOT, capture_output=True, text=True,
                             timeout=120)
     assert loaded.stdout.strip() == "False", loaded.stderr
+
+
+def test_an_unknown_document_is_named_as_unknown_and_a_registered_one_not_yet_run_as_such(store, tmp_path):
+    from knowledge_assets.export import export_document
+    from knowledge_assets.ingest.registration import register_file
+
+    with pytest.raises(ExportError, match=r"^NO-SUCH: no such document in .*`knowledge-assets documents`"):
+        export_document(store, "NO-SUCH", tmp_path / "out")
+    document = tmp_path / "kpi.md"
+    document.write_text("# 1. Purpose\n\nMTTR is the mean time to repair.\n", encoding="utf-8")
+    doc_id = register_file(store, document).source.doc_id
+    with pytest.raises(ExportError, match=rf"^{doc_id}: no domain context in .*materialise the document first"):
+        export_document(store, doc_id, tmp_path / "out")
+    assert not (tmp_path / "out").exists()

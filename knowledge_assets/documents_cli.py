@@ -28,7 +28,7 @@ from knowledge_assets.review.documents import document_summaries
 from knowledge_assets.review.status import DECIDED
 from knowledge_assets.store.database import Store
 from knowledge_assets.store.open import open_store
-from knowledge_assets.store.removal import DECISIONS_TABLE, document_row_counts, remove_document_rows
+from knowledge_assets.store.removal import DECISION_TABLES, DECISIONS_TABLE, document_row_counts, remove_document_rows
 from knowledge_assets.store.revisions import revision_state
 
 _TITLE_CHARS = 40
@@ -116,7 +116,7 @@ def _removal(line: DocumentLine, counts: dict[str, int], partition: bool, with_d
     """`doc-… (kpi.md, "Title"): 1,234 rows in 14 tables and its Dagster partition; its 3 review
     decisions are kept (…)`: what a removal deletes, for the question and the report."""
     names = [name for name in (line.file, line.title and f'"{line.title}"') if name]
-    deleted = {table: n for table, n in counts.items() if with_decisions or table != DECISIONS_TABLE}
+    deleted = {table: n for table, n in counts.items() if with_decisions or table not in DECISION_TABLES}
     parts = [f"{sum(deleted.values()):,} rows in {len(deleted)} tables"] if deleted else []
     parts += ["its Dagster partition"] if partition else []
     said = line.doc_id + (f" ({', '.join(names)})" if names else "") + ": " + " and ".join(parts)

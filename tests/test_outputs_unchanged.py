@@ -38,6 +38,7 @@ DIGESTS = {
     "rejected_fields": "0:e3b0c44298fc1c14",
     "glossary_versions": "120:abfbf7c11a6b9514",
     "knowledge_reviews": "0:e3b0c44298fc1c14",
+    "review_batches": "0:e3b0c44298fc1c14",  # batches of review decisions, undoable from the store (D88)
     "approved_knowledge": "0:e3b0c44298fc1c14",
     "eval_scores": "2:a114e6f4b9e4d4ac",  # SKT-STD-PRM-001 definition precision 0.95 (D79)
     "kept_rows": "0:e3b0c44298fc1c14",

@@ -16,10 +16,15 @@ Each entry of a batch, and of an undo, carries what the page showed of it (`Show
 all or nothing (D82): when any entry changed since it was shown, nothing of it is recorded and
 every changed entry is named with its difference (`EntriesChanged`), because the reviewer
 confirmed these entries as a set, and a part of it is a set nobody confirmed.
+
+A batch is recorded in the store (`review_batches`: its id beside each review id it wrote), so
+it can be undone whole from any page that names it, after the reviewer left the page it was
+decided on or the server restarted (D88).
 """
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -37,6 +42,7 @@ from knowledge_assets.review.decisions import (
 from knowledge_assets.review.entities import EntityKey, Reviewable, ReviewError
 from knowledge_assets.review.status import review_statuses
 from knowledge_assets.store.database import Store
+from knowledge_assets.store.review import append_batch, batch_rows
 
 ShownEntries = Mapping[EntityKey, Shown]
 
@@ -77,6 +83,59 @@ def decide_all(store: Store, items: Sequence[Reviewable], decision: Decision, re
         raise ReviewError("a batch approves or rejects; an edit is made entry by entry")
     refuse_changed(store, items, shown)
     return [record_decision(store, item, decision, reviewer, note, shown=_of(shown, item)) for item in items]
+
+
+def record_batch(store: Store, doc_id: str, reviews: Sequence[Review]) -> str:
+    """Records `reviews` (what one `decide_all` wrote) as one batch; returns its id. Called in
+    the transaction that wrote them, so a batch is recorded exactly when its decisions are."""
+    batch_id = "bt_" + uuid.uuid4().hex
+    append_batch(store, batch_id, doc_id, [review.review_id for review in reviews])
+    return batch_id
+
+
+@dataclass(frozen=True)
+class Batch:
+    """One bulk action's decisions, oldest first, and those of them still the latest on their entry."""
+
+    batch_id: str
+    reviews: tuple[Review, ...]
+    still_latest: tuple[Review, ...]
+
+    @property
+    def first(self) -> Review:
+        return self.reviews[0]
+
+    @property
+    def refs(self) -> frozenset[str]:
+        """The refs of the entries an undo of the batch would change now."""
+        return frozenset(review.key.ref for review in self.still_latest)
+
+    @property
+    def review_ids(self) -> tuple[str, ...]:
+        return tuple(review.review_id for review in self.reviews)
+
+
+def batches(store: Store, doc_id: str) -> list[Batch]:
+    """The document's batches, the latest first."""
+    reviews = history(store, doc_id)
+    by_id = {review.review_id: review for review in reviews}
+    latest_ids = {review.key: review.review_id for review in reviews}
+    members: dict[str, list[Review]] = {}
+    for row in batch_rows(store, doc_id):
+        if row["review_id"] in by_id:
+            members.setdefault(row["batch_id"], []).append(by_id[row["review_id"]])
+    order = {review.review_id: n for n, review in enumerate(reviews)}
+    found = []
+    for batch_id, rows in members.items():
+        rows.sort(key=lambda review: order[review.review_id])
+        found.append(Batch(batch_id, tuple(rows),
+                           tuple(r for r in rows if latest_ids[r.key] == r.review_id)))
+    return sorted(found, key=lambda batch: order[batch.reviews[-1].review_id], reverse=True)
+
+
+def undoable_batches(store: Store, doc_id: str, limit: int) -> list[Batch]:
+    """The document's latest `limit` batches of which some decision is still the latest on its entry."""
+    return [batch for batch in batches(store, doc_id) if batch.still_latest][:limit]
 
 
 def _of(shown: ShownEntries | None, item: Reviewable) -> Shown | None:

@@ -75,6 +75,7 @@ KEYS: dict[str, tuple[str, ...]] = {
     "domain_context": ("doc_id", "domain_id"),
     "review_queue": ("doc_id", "rank"),
     "knowledge_reviews": ("review_id",),
+    "review_batches": ("batch_id", "review_id"),
     "asset_revisions": ("doc_id", "asset"),
     "asset_checks": ("doc_id", "asset"),
     "eval_scores": ("doc_id",),

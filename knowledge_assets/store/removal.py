@@ -5,9 +5,10 @@ without a change here. Two kinds of rows are not the document's own and stay:
 
 - `llm_cache` has no doc_id: an answer is keyed by the request, which another document (or the
   same file registered again) may send;
-- `knowledge_reviews`, the experts' decisions, unless asked: kept, they apply again if the
-  document comes back with the same content (review/status.py), so removing a document by
-  mistake loses no review work. `approved_knowledge` is derived from them and always goes.
+- `knowledge_reviews`, the experts' decisions, and `review_batches`, which of them were taken
+  together (an undo of a batch needs it), unless asked: kept, they apply again if the document
+  comes back with the same content (review/status.py), so removing a document by mistake loses
+  no review work. `approved_knowledge` is derived from them and always goes.
 
 The review pages' images of the document (`review_pages/<doc_id>/` beside the store file) go
 with its rows: they are drawings of a document the store no longer holds, and a document added
@@ -23,6 +24,8 @@ from knowledge_assets.store.database import Store
 from knowledge_assets.store.schema import TABLES
 
 DECISIONS_TABLE = "knowledge_reviews"
+# The decisions' record: kept unless the decisions are removed too.
+DECISION_TABLES = (DECISIONS_TABLE, "review_batches")
 
 
 def review_page_cache(state_dir: Path, doc_id: str) -> Path:
@@ -33,7 +36,7 @@ def review_page_cache(state_dir: Path, doc_id: str) -> Path:
 def document_tables(with_decisions: bool) -> list[str]:
     """Every table with a doc_id column, the decisions' only when `with_decisions`."""
     return [table for table, columns in TABLES.items()
-            if "doc_id" in columns and (with_decisions or table != DECISIONS_TABLE)]
+            if "doc_id" in columns and (with_decisions or table not in DECISION_TABLES)]
 
 
 def document_row_counts(store: Store, doc_id: str) -> dict[str, int]:

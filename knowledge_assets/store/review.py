@@ -6,6 +6,7 @@ What a decision means and how the states follow from it belong to the review pac
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -17,6 +18,17 @@ from knowledge_assets.store.registry import latest_registrations
 def decision_rows(store: Store, doc_id: str) -> list[dict]:
     """The document's `knowledge_reviews` rows, oldest first (a tie in time by review id)."""
     return store.fetch("SELECT * FROM knowledge_reviews WHERE doc_id = ? ORDER BY reviewed_at, review_id", [doc_id])
+
+
+def append_batch(store: Store, batch_id: str, doc_id: str, review_ids: Sequence[str]) -> None:
+    """Records that the decisions `review_ids` were written together, as batch `batch_id`."""
+    store.append("review_batches", [{"batch_id": batch_id, "doc_id": doc_id, "review_id": review_id}
+                                    for review_id in review_ids])
+
+
+def batch_rows(store: Store, doc_id: str) -> list[dict]:
+    """The document's `review_batches` rows: each batch id with one of its review ids."""
+    return store.fetch("SELECT batch_id, review_id FROM review_batches WHERE doc_id = ?", [doc_id])
 
 
 def approved_doc_ids(store: Store) -> set[str]:

@@ -46,6 +46,7 @@ CORPUS_DIGESTS = {
     "kept_rows": "0:e3b0c44298fc1c14",
     "glossary_versions": "2558:ae392cb474cee10b",
     "knowledge_reviews": "0:e3b0c44298fc1c14",
+    "review_batches": "0:e3b0c44298fc1c14",  # batches of review decisions, undoable from the store (D88)
     "approved_knowledge": "0:e3b0c44298fc1c14",
     "eval_scores": "24:9d8b66d666091ca1",
     "asset_revisions": "168:e897d24a15dd9117",

@@ -16,6 +16,7 @@ from knowledge_assets.store import database
 from knowledge_assets.store import parsed as parsed_rows
 from knowledge_assets.store.database import Store, StoreError
 from knowledge_assets.store.parsed import load_chunks, load_parsed, write_parsed
+from knowledge_assets.store.review import append_batch, batch_rows, decision_rows
 from knowledge_assets.store.schema import TABLES
 from tests.conftest import PROJECT_ROOT, SAMPLE_MARKDOWN
 
@@ -351,3 +352,21 @@ def test_readers_that_come_after_a_waiting_writer_get_the_store_after_it(tmp_pat
 
 def _queued(queue, pid: int) -> bool:
     return queue.read_text(encoding="utf-8").strip() == str(pid)
+
+
+def test_a_store_written_before_review_batches_gains_the_table_and_keeps_its_decisions(tmp_path):
+    # Batches are recorded beside the decisions (D88): a store of an earlier version has no
+    # review_batches table, and opening it adds one, its decisions untouched.
+    path = tmp_path / "earlier.duckdb"
+    Store(path).fetch("SELECT 1")
+    con = duckdb.connect(str(path))
+    con.execute("DROP TABLE review_batches")
+    decision = _row(TABLES["knowledge_reviews"], 1, nulls=False) | {"doc_id": "A", "review_id": "rv_1"}
+    con.execute("INSERT INTO knowledge_reviews VALUES (" + ", ".join("?" * len(decision)) + ")",
+                list(decision.values()))
+    con.close()
+    reopened = Store(path)
+    assert [row["review_id"] for row in decision_rows(reopened, "A")] == ["rv_1"]
+    assert batch_rows(reopened, "A") == []
+    append_batch(reopened, "bt_1", "A", ["rv_1"])
+    assert batch_rows(reopened, "A") == [{"batch_id": "bt_1", "review_id": "rv_1"}]

@@ -4,6 +4,7 @@ as one line, and the URL's password in no message."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import signal
 import subprocess
@@ -17,7 +18,8 @@ import pytest
 from knowledge_assets.store.database import Store, StoreError
 from knowledge_assets.store.knowledge import stored_rows
 from knowledge_assets.store.open import open_store, redact
-from knowledge_assets.store.postgres import KEYS, PostgresStore, placeholders
+from knowledge_assets.store.postgres import KEYS, PostgresStore, create_statement, placeholders
+from knowledge_assets.store.review import append_batch, batch_rows, decision_rows
 from knowledge_assets.store.schema import TABLES
 from tests.conftest import PROJECT_ROOT
 from tests.support import postgres
@@ -78,6 +80,25 @@ def test_every_table_reads_back_exactly_what_duckdb_reads_back(postgres_server, 
     _write_every_table(duck)
     _write_every_table(shared)
     assert _read_every_table(shared) == _read_every_table(duck)
+
+
+def test_a_database_written_before_review_batches_gains_the_table_and_keeps_its_decisions(postgres_server):
+    # Batches are recorded beside the decisions (D88): a database of an earlier version has no
+    # review_batches table, and the first store opened on it adds one, its decisions untouched.
+    url = _database(postgres_server, "before_batches")
+    earlier = dataclasses.replace(postgres_server, url=url)
+    for table in TABLES:
+        if table != "review_batches":
+            earlier.psql(create_statement(table))
+    decision = _rows("knowledge_reviews", "doc-a", 1)[0] | {"review_id": "rv_1"}
+    columns = ", ".join(f'"{c}"' for c in decision)
+    values = ", ".join("NULL" if v is None else "'" + str(v).replace("'", "''") + "'" for v in decision.values())
+    earlier.psql(f"INSERT INTO knowledge_reviews ({columns}) VALUES ({values})")
+    store = PostgresStore(url)
+    assert [row["review_id"] for row in decision_rows(store, "doc-a")] == ["rv_1"]
+    assert batch_rows(store, "doc-a") == []
+    append_batch(store, "bt_1", "doc-a", ["rv_1"])
+    assert batch_rows(store, "doc-a") == [{"batch_id": "bt_1", "review_id": "rv_1"}]
 
 
 def test_replace_touches_only_the_documents_rows_in_its_scope(postgres_server):

@@ -19,3 +19,14 @@ def test_removing_a_document_drops_its_review_page_images_and_no_other_documents
     assert remove_document_rows(store, "doc-a", with_decisions=False) == {"documents": 1}
     assert not review_page_cache(tmp_path, "doc-a").exists()
     assert (review_page_cache(tmp_path, "doc-b") / "aaaa-1.png").is_file()
+
+
+def test_which_decisions_a_batch_took_together_stays_with_the_decisions_unless_they_go_too(tmp_path):
+    from knowledge_assets.store.review import append_batch, batch_rows
+
+    store = Store(tmp_path / "knowledge.duckdb")
+    append_batch(store, "bt_1", "doc-a", ["rv_1", "rv_2"])
+    assert remove_document_rows(store, "doc-a", with_decisions=False) == {}
+    assert len(batch_rows(store, "doc-a")) == 2  # an undo of the batch still finds its decisions
+    assert remove_document_rows(store, "doc-a", with_decisions=True) == {"review_batches": 2}
+    assert batch_rows(store, "doc-a") == []

@@ -24,9 +24,10 @@ from websockets.sync.client import connect
 
 from knowledge_assets.ids import term_id
 from knowledge_assets.ingest.documents import identify
-from knowledge_assets.review.decisions import history
+from knowledge_assets.review.decisions import history, record_decision
 from knowledge_assets.review.documents import queue_entries, worklist
 from knowledge_assets.review.status import review_statuses
+from knowledge_assets.review.web.app import QUEUE_PAGE_SIZE
 from knowledge_assets.store.registry import register
 from tests.conftest import PROJECT_ROOT, SAMPLE_MARKDOWN, SAMPLE_PDF
 from tests.review.conftest import KPI, PRM
@@ -198,8 +199,9 @@ def test_an_expert_opens_the_pdf_queue_checks_the_highlight_approves_with_a_key_
     samples, server, browser = session
     store = server.store
     browser.open(f"{server.url}/documents/{PRM}")
-    assert browser.evaluate("document.querySelectorAll('tr[data-href]').length") == len(
-        [s for s in review_statuses(store, PRM)])
+    # The queue's first page (D88: 100 entries a page, the document has more).
+    assert browser.evaluate("document.querySelectorAll('tr[data-href]').length") == min(
+        QUEUE_PAGE_SIZE, len(review_statuses(store, PRM)))
     first, second = worklist(store, PRM)[:2]
     browser.press("j")  # select the first row
     browser.press("Enter")
@@ -300,6 +302,14 @@ def test_a_filtered_selection_is_rejected_with_one_note_per_entry_undone_and_app
     browser.evaluate("document.querySelector('#bulk-form input[name=reviewer]').value = 'Budi Santoso'")
     browser.evaluate("document.querySelector('#bulk-form input[name=note]').value = 'not defined by this procedure'")
     browser.evaluate("document.getElementById('bulk-reject').click()")
+    # Rejecting asks first too, naming how many, with the note carried to the confirmation.
+    browser.wait_for("!!document.getElementById('confirm-title')", "the confirmation of the rejection")
+    assert browser.evaluate("document.getElementById('confirm-title').textContent") == \
+        f"Reject these {len(chosen)} entr{'y' if len(chosen) == 1 else 'ies'}?"
+    assert browser.evaluate("document.querySelector('#confirm-form input[name=note]').value") == \
+        "not defined by this procedure"
+    assert len(history(store, KPI)) == decided_before  # nothing recorded before the confirmation
+    browser.evaluate("document.getElementById('confirm-reject').click()")
     browser.wait_for("location.search.includes('batch=') && document.readyState === 'complete'", "the rejected batch")
     recorded = history(store, KPI)[decided_before:]
     assert sorted((r.key.ref, r.decision, r.reviewer, r.note) for r in recorded) == sorted(
@@ -325,6 +335,38 @@ def test_a_filtered_selection_is_rejected_with_one_note_per_entry_undone_and_app
     browser.wait_for("location.search.includes('batch=') && document.readyState === 'complete'", "the approval")
     assert [r.decision for r in history(store, KPI)[-2:]] == ["approved", "approved"]
     assert _progress(browser)["all"][0] == before["all"][0] + 2
+
+
+def test_the_queue_shown_again_by_back_after_a_decision_shows_the_new_counts_and_state(session):
+    # Back shows the queue with the decision counted (a page restored from the back-forward cache
+    # reads its tallies and badges again from the server, without a reload).
+    _, server, browser = session
+    pending = next(e for e in queue_entries(server.store, PRM) if e.status.pending)
+    browser.open(f"{server.url}/documents/{PRM}")
+    before = _progress(browser)
+    row = f"[...document.querySelectorAll('tr[data-ref]')].find(r => r.dataset.ref === {json.dumps(pending.ref)})"
+    browser.evaluate(f"{row}.querySelector('a').click()")
+    browser.wait_for("location.pathname.startsWith('/entries/') && document.readyState === 'complete'", "the entry")
+    browser.evaluate("document.querySelector('#approve-form input[name=reviewer]').value = 'Ayu Lestari'")
+    browser.press("a")
+    browser.wait_for("location.search.includes('done=approved') && document.readyState === 'complete'", "the approval")
+    browser.evaluate("history.go(-2)")
+    browser.wait_for(f"location.pathname === '/documents/{PRM}' && location.search === ''", "the queue again")
+    browser.wait_for(f"document.querySelector('#progress li.all').dataset.decided === '{before['all'][0] + 1}'",
+                     "the new count")
+    assert _progress(browser)["all"] == [before["all"][0] + 1, before["all"][1]]
+    assert browser.evaluate(f"{row}.querySelector('.badge').textContent") == "approved"
+    assert browser.evaluate("document.querySelector('#progress li.all .decided').textContent") == \
+        str(before["all"][0] + 1)
+
+    # A tab left open while someone else decides: shown again, it reads the tallies and states anew.
+    other = next(e for e in queue_entries(server.store, PRM) if e.status.pending)
+    record_decision(server.store, other.status.item, "rejected", "Budi Santoso", "not a term")
+    browser.evaluate("document.dispatchEvent(new Event('visibilitychange'))")
+    browser.wait_for(f"document.querySelector('#progress li.all').dataset.decided === '{before['all'][0] + 2}'",
+                     "the count of a decision taken elsewhere")
+    other_row = f"[...document.querySelectorAll('tr[data-ref]')].find(r => r.dataset.ref === {json.dumps(other.ref)})"
+    assert browser.evaluate(f"{other_row}.querySelector('.badge').textContent") == "rejected"
 
 
 def _overflow(browser) -> int:

@@ -10,17 +10,17 @@ Safety, because these pages write the knowledge that goes into prompts:
     static files are held in memory, cached images are named by registry values and numbers;
   - templates escape everything (document text is untrusted), and the Content-Security-Policy
     allows this origin's own script and styles only;
-  - a decision is one INSERT, a batch one transaction of one INSERT per entry (an approval of
-    many is confirmed first, on a page naming how many); when a running materialisation holds
+  - a decision is one INSERT, a batch one transaction of one INSERT per entry (an approval or
+    a rejection of many is confirmed first, on a page naming how many); when a running materialisation holds
     the store past the wait, the page says so and nothing was written;
   - every decision form carries the content fingerprint of each entry as the page showed it
     (`seen`; the entry page its content too, `seen_content`), and review/decisions.py refuses
     a decision on content a run changed since: the page answers 409 with the content now and
     what changed, and nothing was written (D82).
 
-A batch's decisions are remembered by this process (a token in the URL names them, never the
-ids themselves) so that the queue can offer to undo them; each entry's own latest decision can
-be undone from its page at any time.
+A batch is recorded in the store with its decisions (review/batch.py), so the queue offers to
+undo it after the page is left or the server restarts: the URL names the batch by its id, never
+the entries'; an entry's page offers to undo its latest decision, and the batch it was one of.
 """
 
 from __future__ import annotations
@@ -32,7 +32,6 @@ import json
 import secrets
 import tempfile
 import zipfile
-from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -47,13 +46,22 @@ from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
-from starlette.responses import FileResponse, HTMLResponse, RedirectResponse, Response
+from starlette.responses import FileResponse, HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from knowledge_assets import contracts as c
 from knowledge_assets.export import ExportError
 from knowledge_assets.review.approved import export_approved
-from knowledge_assets.review.batch import EntriesChanged, decide_all, refuse_changed, undo
+from knowledge_assets.review.batch import (
+    Batch,
+    EntriesChanged,
+    batches,
+    decide_all,
+    record_batch,
+    refuse_changed,
+    undo,
+    undoable_batches,
+)
 from knowledge_assets.review.decisions import (
     ContentChanged,
     Decision,
@@ -97,8 +105,13 @@ EXTRACTION_WORDS = {"ok": "definition found", "no_definition_found": "no definit
                     "escalated": "the model call failed"}
 DIFF_WORDS = {"new": "no earlier definition to compare with", "duplicate": "the same definition as the previous run",
               "conflicting": "a different definition from the previous run"}
-_BATCHES_KEPT = 100
+# How many of a document's latest batches its pages offer to undo.
+_BATCHES_OFFERED = 5
 _FILTERS = ("kind", "reason", "state")
+# What a queue URL keeps besides its filters: the search text and the page.
+_KEPT = (*_FILTERS, "q", "page")
+# A queue of 2,393 entries is 24 pages, not one page of 2.3 MB.
+QUEUE_PAGE_SIZE = 100
 # A document's run state as the Dagster instance knows it: (outcome, cause), e.g. ("failed", "…").
 DocumentStates = Callable[[Sequence[str]], dict[str, tuple[str, str | None]]]
 _CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; form-action 'self'; "
@@ -163,8 +176,6 @@ class ReviewApp:
         self.static = _static_files()
         # One Store for the process: it checks the schema once, then only opens connections.
         self.store = open_store(settings.store, lock_timeout_s=settings.lock_timeout_s)
-        # token → (doc_id, decision, review ids, entry refs): what the queue offers to undo.
-        self.batches: OrderedDict[str, tuple[str, str, tuple[str, ...], tuple[str, ...]]] = OrderedDict()
 
     # --- plumbing -------------------------------------------------------------------------
 
@@ -224,20 +235,38 @@ class ReviewApp:
             entries = self._entries(store, doc_id)
             summary = document_summaries(store, [doc_id], with_states=False)[0]
             behind = not_current(store, [doc_id])
-        shown = [e for e in entries if all(not v or _attribute(e, k) == v for k, v in chosen.items())]
-        token = request.query_params.get("batch", "")
-        batch = self.batches.get(token)
-        batch = batch if batch is not None and batch[0] == doc_id else None
+            recorded = batches(store, doc_id)
+        query = request.query_params.get("q", "").strip()
+        matched = [e for e in entries if all(not v or _attribute(e, k) == v for k, v in chosen.items())
+                   and _matches(e, query)]
+        pages = max(1, -(-len(matched) // QUEUE_PAGE_SIZE))
+        page = min(max(_int(request.query_params.get("page")), 1), pages)
+        shown = matched[(page - 1) * QUEUE_PAGE_SIZE:page * QUEUE_PAGE_SIZE]
+        kept = {name: value for name, value in chosen.items() if value} | ({"q": query} if query else {})
+        batch = next((b for b in recorded if b.batch_id == request.query_params.get("batch")), None)
+        recent = [b for b in recorded if b.still_latest and b is not batch][:_BATCHES_OFFERED]
         return self.render(
             request, "queue.html", doc_id=doc_id, entries=shown, total=len(entries), chosen=chosen,
+            query=query, matched=len(matched), page=page, pages=pages, first=(page - 1) * QUEUE_PAGE_SIZE + 1,
+            page_query=lambda n: urlencode(kept | ({"page": n} if n > 1 else {})),
             reasons=sorted({e.reason for e in entries if e.status.pending and e.state != "stale"}),
             progress=progress(entries), summary=summary, not_current=behind,
-            batch=batch, batch_token=token,
-            # What the undo of the batch is bound to: each of its entries as this page shows it.
-            batch_entries=[e for e in entries if batch is not None and e.ref in batch[3]],
-            filters=urlencode({name: value for name, value in chosen.items() if value}),
+            # The undo of a batch is bound to each of its entries as this page shows it.
+            batch=batch, recent=recent, all_entries=entries,
+            filters=urlencode(kept | ({"page": page} if page > 1 else {})),
             undone=request.query_params.get("undone", ""), superseded=request.query_params.get("superseded", ""),
         )
+
+    def progress(self, request: Request) -> Response:
+        """The document's tallies and each entry's state now: what a page shown again from the
+        browser's history (or a tab left open while another decided) refreshes itself with."""
+        doc_id = request.path_params["doc_id"]
+        with self.session() as store:
+            entries = self._entries(store, doc_id)
+        return JSONResponse(
+            {"progress": [{"kind": p.kind or "all", "decided": p.decided, "total": p.total} for p in progress(entries)],
+             "states": {e.ref: e.state for e in entries}},
+            headers={"Cache-Control": "no-store"})
 
     def entry(self, request: Request) -> Response:
         with self.session() as store:
@@ -245,6 +274,7 @@ class ReviewApp:
                 store, request.path_params["entry_id"], request.query_params.get("doc_id")
             )
             reviews = [r for r in history(store, item.doc_id) if r.key == item.key]
+            offered = undoable_batches(store, item.doc_id, _BATCHES_OFFERED)
             source_view = self._source(store, item, reviewed_source(store, item.doc_id))
             summary = document_summaries(store, [item.doc_id], with_states=False)[0]
             behind = not_current(store, [item.doc_id])
@@ -262,6 +292,7 @@ class ReviewApp:
             seen_content=json.dumps(current.status.content, ensure_ascii=False, sort_keys=True),
             # What was just decided, named by the store, never by text carried in the URL.
             decided=next((e for e in entries if e.ref == request.query_params.get("decided")), None),
+            batch_of_last=_batch_of(offered, reviews[-1]) if reviews else None, entries=entries,
         )
 
     def page_image(self, request: Request) -> Response:
@@ -338,7 +369,7 @@ class ReviewApp:
         return await run_in_threadpool(self._decide_many, request, fields)
 
     def _decide_many(self, request: Request, fields: dict[str, list[str]]) -> Response:
-        """Approves or rejects the selected entries; an approval is first confirmed by count."""
+        """Approves or rejects the selected entries, once the reviewer confirmed their count."""
         doc_id = request.path_params["doc_id"]
         decision = {"approve": "approved", "reject": "rejected"}.get(_value(fields, "decision"))
         if decision is None:
@@ -356,26 +387,23 @@ class ReviewApp:
             shown = _shown_entries(chosen, picked)
             items = [e.status.item for e in chosen]
             try:
-                if decision == "approved" and _value(fields, "confirm") != str(len(chosen)):
+                if _value(fields, "confirm") != str(len(chosen)):
                     refuse_changed(store, items, shown)  # the count confirmed is of entries as they were shown
                     return self.render(request, "confirm.html", doc_id=doc_id, chosen=chosen, fields=fields,
-                                       picked=picked, back=back,
+                                       picked=picked, back=back, approving=decision == "approved",
                                        summary=document_summaries(store, [doc_id], with_states=False)[0])
                 with store.transaction():
                     recorded = decide_all(store, items, decision, _value(fields, "reviewer"),
                                           _value(fields, "note") or None, shown)
+                    batch_id = record_batch(store, doc_id, recorded)
             except EntriesChanged as exc:
                 changed = {refusal.item.key for refusal in exc.refusals}
                 others = [(picked[e.ref].fingerprint, e) for e in chosen if e.status.key not in changed]
                 return self._refused(request, store, doc_id, exc.refusals, back, others=others, fields=fields)
             except ReviewError as exc:
                 return self._batch_error(request, doc_id, str(exc), back)
-        token = secrets.token_urlsafe(12)
-        self.batches[token] = (doc_id, decision, tuple(r.review_id for r in recorded), tuple(picked))
-        while len(self.batches) > _BATCHES_KEPT:
-            self.batches.popitem(last=False)
         separator = "&" if "?" in back else "?"
-        return _remembering(RedirectResponse(f"{back}{separator}batch={token}", status_code=303),
+        return _remembering(RedirectResponse(f"{back}{separator}batch={batch_id}", status_code=303),
                             _value(fields, "reviewer"))
 
     async def undo_batch(self, request: Request) -> Response:
@@ -383,24 +411,24 @@ class ReviewApp:
         return await run_in_threadpool(self._undo_batch, request, fields)
 
     def _undo_batch(self, request: Request, fields: dict[str, list[str]]) -> Response:
+        """Undoes the batch the form names, as recorded in the store, bound to what its page showed."""
         doc_id = request.path_params["doc_id"]
-        batch = self.batches.get(_value(fields, "batch"))
-        if batch is None or batch[0] != doc_id:
-            raise HTTPException(404, "this batch is not known to the server any more (it was restarted, or many "
-                                "batches followed); undo its entries one by one from their pages")
         picked = _picked(fields)
+        again = f"{queue_url(doc_id)}?batch={quote(_value(fields, 'batch'), safe='')}"
         with self.session() as store:
             entries = self._entries(store, doc_id)  # a document that cannot be reviewed is a 404 here too
+            batch = next((b for b in batches(store, doc_id) if b.batch_id == _value(fields, "batch")), None)
+            if batch is None:
+                raise HTTPException(404, f"document {doc_id} has no such batch; undo its entries one by one "
+                                    "from their pages")
             try:
                 with store.transaction():
-                    done = undo(store, doc_id, batch[2], _value(fields, "reviewer"),
+                    done = undo(store, doc_id, batch.review_ids, _value(fields, "reviewer"),
                                 _shown_entries([e for e in entries if e.ref in picked], picked))
             except EntriesChanged as exc:
-                again = f"{queue_url(doc_id)}?batch={quote(_value(fields, 'batch'), safe='')}"
                 return self._refused(request, store, doc_id, exc.refusals, again)
             except ReviewError as exc:
-                return self._batch_error(request, doc_id, str(exc), queue_url(doc_id))
-        self.batches.pop(_value(fields, "batch"), None)  # two undos of one batch may race: the second finds none
+                return self._batch_error(request, doc_id, str(exc), again)
         target = f"{queue_url(doc_id)}?undone={len(done.reviews)}&superseded={len(done.superseded)}"
         return _remembering(RedirectResponse(target, status_code=303), _value(fields, "reviewer"))
 
@@ -487,6 +515,11 @@ class ReviewApp:
         return shown
 
 
+def _batch_of(offered: Sequence[Batch], review: Review) -> Batch | None:
+    """The batch among those `offered` that `review` was one of, if any."""
+    return next((batch for batch in offered if review in batch.still_latest), None)
+
+
 def _next_pending(entries: list[QueueEntry], index: int, doc_id: str) -> str:
     """After deciding entries[index]: the next entry still to review, else the first, else the queue."""
     pending = [e for e in entries[index + 1:] + entries[:index] if e.status.pending]
@@ -504,8 +537,8 @@ def queue_url(doc_id: str) -> str:
 
 
 def _filters_query(filters: dict[str, list[str]]) -> str:
-    """`?kind=…&reason=…`: the queue's own filters only, whatever else the form carried."""
-    kept = {name: filters[name][0] for name in _FILTERS if filters.get(name, [""])[0]}
+    """`?kind=…&q=…&page=…`: the queue's own filters, search and page only, whatever else the form carried."""
+    kept = {name: filters[name][0] for name in _KEPT if filters.get(name, [""])[0]}
     return "?" + urlencode(kept) if kept else ""
 
 
@@ -551,6 +584,23 @@ def _remembering(response: Response, reviewer: str) -> Response:
     """The response, setting the cookie that fills in the reviewer's name next time."""
     response.set_cookie(REVIEWER_COOKIE, quote(reviewer.strip(), safe=""), samesite="strict", max_age=365 * 86400)
     return response
+
+
+def _matches(entry: QueueEntry, query: str) -> bool:
+    """Whether the search text is in the entry's label or reviewed content (a term, its full name
+    and definition; a formula's name and LaTeX; a rule's statement, condition and consequence),
+    in any case."""
+    if not query:
+        return True
+    text = " ".join([entry.status.item.label, *(_content_value(v) for v in entry.status.content.values())])
+    return query.casefold() in text.casefold()
+
+
+def _int(value: str | None) -> int:
+    try:
+        return int(value or 1)
+    except ValueError:
+        return 1
 
 
 def _attribute(entry: QueueEntry, name: str) -> str:
@@ -642,6 +692,7 @@ def create_app(store: Path | str, host: str = "127.0.0.1", port: int = 8765, loc
     routes = [
         Route("/", review.documents),
         Route("/documents/{doc_id}", review.queue),
+        Route("/documents/{doc_id}/progress", review.progress),
         Route("/documents/{doc_id}/export", review.export, methods=["POST"]),
         Route("/documents/{doc_id}/decide", review.decide_many, methods=["POST"]),
         Route("/documents/{doc_id}/undo", review.undo_batch, methods=["POST"]),

@@ -20,6 +20,15 @@ TABLES: dict[str, dict[str, str]] = {
         # The content the fingerprint hashes, kept so a later change can be named field by field.
         "reviewed_content": "JSON NOT NULL",
     },
+    # Append-only, beside the decisions: which rows of knowledge_reviews one bulk action wrote,
+    # so that a batch can be undone whole after the page is left or the server restarts (D88).
+    # A table of its own, not a column of knowledge_reviews: a store written before gains it by
+    # CREATE TABLE IF NOT EXISTS on either engine, its decisions untouched.
+    "review_batches": {
+        "batch_id": "VARCHAR NOT NULL",
+        "doc_id": "VARCHAR NOT NULL",
+        "review_id": "VARCHAR NOT NULL",
+    },
     # Replaced per document by the approved_knowledge asset: entries whose latest review is
     # approved (the entity) or edited (the edited payload), as contract JSON.
     "approved_knowledge": {

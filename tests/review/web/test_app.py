@@ -12,12 +12,14 @@ from html import unescape
 from urllib.parse import quote
 
 import pytest
+from starlette.testclient import TestClient
 
 from knowledge_assets.ids import term_id
 from knowledge_assets.review.approved import export_approved
 from knowledge_assets.review.decisions import history
 from knowledge_assets.review.documents import queue_entries, worklist
 from knowledge_assets.review.status import review_statuses
+from knowledge_assets.review.web import app as web
 from knowledge_assets.store.registry import latest_source
 from tests.conftest import SAMPLE_PDF
 from tests.review.conftest import KPI, PRM, snapshot
@@ -104,9 +106,11 @@ def _queue_refs(html: str) -> list[str]:
 
 
 def test_the_queue_lists_every_entry_pending_first_in_the_worklist_order(client, server):
-    page = client.get(f"/documents/{PRM}")
-    assert page.status == 200
-    refs = [ref.replace("%3A", ":") for ref in _queue_refs(page.text)]
+    refs = []
+    for n in range(1, 1 + -(-len(queue_entries(server.store, PRM)) // web.QUEUE_PAGE_SIZE)):  # page by page
+        page = client.get(f"/documents/{PRM}?page={n}")
+        assert page.status == 200
+        refs += [ref.replace("%3A", ":") for ref in _queue_refs(page.text)]
     assert refs == [e.ref for e in queue_entries(server.store, PRM)]
     assert refs[:len(worklist(server.store, PRM))] == [item.id for item in worklist(server.store, PRM)]
     kinds = {e.kind for e in queue_entries(server.store, PRM)}
@@ -444,6 +448,40 @@ def test_a_bind_beyond_loopback_accepts_its_own_address_and_loopback_only():
     assert _allowed_hosts("0.0.0.0") == ("*",)
 
 
+def test_the_queue_searches_term_full_name_definition_and_rule_text_in_any_case(client, server):
+    entries = queue_entries(server.store, PRM)
+    term = next(e for e in entries if e.kind == "term" and e.status.content.get("definition"))
+    rule = next(e for e in entries if e.kind == "rule")
+    word = max(term.status.content["definition"].split(), key=len).strip(".,;:()")
+    for text, expected in ((word.upper(), term), (rule.status.content["consequence"][:30].lower(), rule)):
+        page = client.get(f"/documents/{PRM}?q={quote(text)}")
+        refs = re.findall(r'<tr data-href="[^"]+" data-ref="([^"]+)"', page.text)
+        assert expected.ref in refs and len(refs) < len(entries), text
+        assert f'value="{text}"' in unescape(page.text)  # the search stays in its box
+    kind = client.get(f"/documents/{PRM}?kind=rule&q={quote(word)}")
+    assert not re.findall(r'<tr data-href="[^"]+" data-ref="(t_[^"]+)"', kind.text)  # the filters are kept
+
+
+def test_the_queue_is_paged_keeping_its_filters_and_search(extracted, monkeypatch):
+    monkeypatch.setattr(web, "QUEUE_PAGE_SIZE", 5)
+    client = TestClient(web.create_app(extracted.path), base_url="http://127.0.0.1")
+    entries = queue_entries(extracted, PRM)
+    terms = [e.ref for e in entries if e.kind == "term"]
+    assert len(terms) > 5
+    seen = []
+    for n in range(1, -(-len(terms) // 5) + 1):
+        page = client.get(f"/documents/{PRM}?kind=term&page={n}").text
+        seen += re.findall(r'<tr data-href="[^"]+" data-ref="([^"]+)"', page)
+        if n > 1:
+            assert f"kind=term&amp;page={n - 1}" in page or (n == 2 and 'href="/documents/' in page)
+    assert seen == terms
+    first = client.get(f"/documents/{PRM}?kind=term").text
+    assert f"entries 1–5 of {len(terms)} matching, of {len(entries)}" in text_of(first)
+    assert "kind=term&amp;page=2" in first
+    beyond = client.get(f"/documents/{PRM}?kind=term&page=999").text  # the last page, not an empty one
+    assert re.findall(r'<tr data-href="[^"]+" data-ref="([^"]+)"', beyond) == terms[(len(terms) - 1) // 5 * 5:]
+
+
 # --- /documents/{doc_id}/decide and /undo ----------------------------------------------------
 
 
@@ -469,6 +507,84 @@ def test_a_batch_without_its_token_writes_nothing_and_an_approval_asks_first_nam
                                                     *hidden_entries(queue.text)])
     assert undone.status == 303
     assert all(state_of(server.store, PRM, ref) == "unreviewed" for ref in refs)
+
+
+def test_a_bulk_rejection_asks_first_naming_the_count_and_carries_its_note_through(client, server):
+    refs = [e.ref for e in queue_entries(server.store, PRM)[:4]]
+    before = snapshot(server.store)
+    csrf = client.get(f"/documents/{PRM}").csrf
+    form = [("csrf", csrf), ("decision", "reject"), ("reviewer", "alice"), ("note", "not in this standard"),
+            *picked(server.store, PRM, refs)]
+    asked = client.post(f"/documents/{PRM}/decide", form)
+    assert asked.status == 200 and "Reject these 4 entries?" in text_of(asked.text)
+    assert snapshot(server.store) == before
+    assert re.search(r'<input name="note" value="not in this standard" required', asked.text)
+    assert hidden_entries(asked.text) == picked(server.store, PRM, refs)
+    # The confirmation page's own form, as the browser sends it.
+    confirmed = [("csrf", csrf), ("decision", hidden(asked.text, "decision")),
+                 ("confirm", hidden(asked.text, "confirm")), ("reviewer", "alice"),
+                 ("note", "not in this standard"), *hidden_entries(asked.text)]
+    assert hidden(asked.text, "confirm") == "4"
+    done = client.post(f"/documents/{PRM}/decide", confirmed)
+    assert done.status == 303 and "batch=" in done.headers["location"]
+    assert [(r.key.ref, r.decision, r.note) for r in history(server.store, PRM)] == [
+        (ref, "rejected", "not in this standard") for ref in refs]
+    # A count that is not the selection's is not a confirmation of it.
+    again = client.post(f"/documents/{PRM}/decide", [*form[:4], *picked(server.store, PRM, refs[:2]),
+                                                     ("confirm", "4")])
+    assert again.status == 200 and "Reject these 2 entries?" in text_of(again.text)
+    assert len(history(server.store, PRM)) == 4
+
+
+def test_a_batch_is_undone_after_its_page_was_left_and_the_server_restarted(extracted, tmp_path):
+    refs = [e.ref for e in queue_entries(extracted, PRM)[:3]]
+    with review_server(extracted, tmp_path / "first.log") as first:
+        client = first.client()
+        csrf = client.get(f"/documents/{PRM}").csrf
+        done = client.post(f"/documents/{PRM}/decide", [("csrf", csrf), ("decision", "reject"), ("reviewer", "alice"),
+                                                        ("note", "not a term"), *picked(extracted, PRM, refs),
+                                                        ("confirm", "3")])
+        assert done.status == 303
+        assert client.get(entry_path(refs[0], PRM)).status == 200  # the reviewer moves on
+    with review_server(extracted, tmp_path / "second.log") as second:  # another process: nothing in memory
+        client = second.client()
+        # The entry's history offers the batch its latest decision was one of, bound to what the page shows.
+        page = client.get(entry_path(refs[1], PRM))
+        offer = re.search(r'<form method="post" action="/documents/[^"]+/undo" class="undo batch-undo".*?</form>',
+                          page.text, re.S)[0]
+        assert "Undo these 3" in text_of(offer) and "Rejected by alice" in text_of(offer)
+        assert sorted(hidden_entries(offer)) == sorted(picked(extracted, PRM, refs))
+        # The queue lists it among the latest batches, and its own link still names it.
+        assert "Latest batches (1)" in text_of(client.get(f"/documents/{PRM}").text)
+        again = client.get(done.headers["location"])
+        assert "Undo these 3" in text_of(again.text)
+        undone = client.post(f"/documents/{PRM}/undo", [("csrf", page.csrf), ("reviewer", "bob"),
+                                                        ("batch", hidden(offer, "batch")), *hidden_entries(offer)])
+        assert undone.status == 303 and "undone=3" in undone.headers["location"]
+        assert "Latest batches" not in text_of(client.get(f"/documents/{PRM}").text)
+        assert "Nothing of this batch is left to undo" in text_of(client.get(done.headers["location"]).text)
+    assert [(r.key.ref, r.decision) for r in history(extracted, PRM)] == [
+        *((ref, "rejected") for ref in refs), *((ref, "withdrawn") for ref in refs)]
+    assert all(state_of(extracted, PRM, ref) == "unreviewed" for ref in refs)
+
+
+def test_an_undo_of_a_batch_the_document_does_not_have_is_404_and_writes_nothing(client, server):
+    before = snapshot(server.store)
+    csrf = client.get(f"/documents/{PRM}").csrf
+    answer = client.post(f"/documents/{PRM}/undo", [("csrf", csrf), ("reviewer", "bob"), ("batch", "bt_nothing")])
+    assert answer.status == 404 and snapshot(server.store) == before
+
+
+def test_the_progress_endpoint_gives_the_tallies_and_states_stored_now(client, server):
+    ref = worklist(server.store, PRM)[0].id
+    first = json.loads(client.get(f"/documents/{PRM}/progress").body)
+    decide(client, ref, PRM, "approve", reviewer="alice")
+    answer = client.get(f"/documents/{PRM}/progress")
+    now = json.loads(answer.body)
+    assert answer.status == 200 and answer.headers["cache-control"] == "no-store"
+    assert now["progress"][0] == {**first["progress"][0], "decided": first["progress"][0]["decided"] + 1}
+    assert first["states"][ref] == "unreviewed" and now["states"][ref] == "approved"
+    assert client.get("/documents/nope/progress").status == 404
 
 
 def test_an_entry_s_latest_decision_is_undone_from_its_page(client, server):

@@ -123,7 +123,8 @@ def test_a_bulk_decision_with_an_entry_changed_since_the_queue_was_shown_records
         assert offered == [("entry", boxes[ref]) for ref in others]
         assert "Reject the other 2, unchanged" in text_of(rejected.text)
         done = client.post(f"/documents/{KPI}/decide", [("csrf", queue.csrf), ("decision", "reject"),
-                                                        ("reviewer", "alice"), ("note", "not a term"), *offered])
+                                                        ("reviewer", "alice"), ("note", "not a term"), *offered,
+                                                        ("confirm", str(len(offered)))])
         assert done.status == 303
         assert sorted(r.key.ref for r in history(pipeline.store, KPI)) == sorted(others)
 

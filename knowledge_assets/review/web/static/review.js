@@ -132,6 +132,44 @@
     }
   }
 
+  // A page shown again from the browser's history (Back after a decision), or a tab left open
+  // while decisions were taken elsewhere, would show the tallies and states it was rendered with:
+  // they are read again from the server and updated in place.
+  function refreshProgress() {
+    var list = document.getElementById("progress");
+    if (!list || !window.fetch) { return; }
+    window.fetch("/documents/" + encodeURIComponent(list.dataset.docId) + "/progress",
+                 { credentials: "same-origin", cache: "no-store" })
+      .then(function (answer) { return answer.ok ? answer.json() : null; })
+      .then(function (now) {
+        if (!now) { return; }
+        now.progress.forEach(function (p) {
+          var item = list.querySelector("li[data-kind='" + p.kind + "']");
+          if (!item) { return; }
+          item.dataset.decided = String(p.decided);
+          item.dataset.total = String(p.total);
+          item.querySelector(".decided").textContent = String(p.decided);
+        });
+        document.querySelectorAll("tr[data-ref]").forEach(function (row) {
+          var state = now.states[row.dataset.ref];
+          var badge = row.querySelector(".badge");
+          if (!state || !badge) { return; }
+          row.className = row.className.replace(/\bstate-\S+/, "state-" + state);
+          badge.className = "badge state-" + state;
+          badge.textContent = state;
+        });
+      })
+      .catch(function () { /* the page keeps what it was rendered with */ });
+  }
+
+  window.addEventListener("pageshow", function (event) {
+    var entries = window.performance && performance.getEntriesByType ? performance.getEntriesByType("navigation") : [];
+    if (event.persisted || (entries[0] && entries[0].type === "back_forward")) { refreshProgress(); }
+  });
+  document.addEventListener("visibilitychange", function () {
+    if (document.visibilityState === "visible") { refreshProgress(); }
+  });
+
   // Queue page: "select all shown" ticks every row the filters show; the count follows the ticks.
   function bulkSelection() {
     var counter = document.getElementById("selected-count");

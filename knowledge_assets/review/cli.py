@@ -1,6 +1,6 @@
 """The `knowledge-assets review` commands:
 
-    review list --doc-id X [--json]                         the pending entries, in queue order
+    review list --doc-id X [--json] [--full]                the pending entries, in queue order
     review show ID [--doc-id X]                             the entry now, its state and history (JSON)
     review approve ID --reviewer NAME --seen FINGERPRINT [--note TEXT]
     review reject ID --reviewer NAME --note TEXT --seen FINGERPRINT
@@ -69,10 +69,23 @@ def cmd_list(args: argparse.Namespace) -> int:
         if item.kept:
             print(f"      kept:   {item.kept}")
         print(f"      span:   {' '.join(item.span.split())}")
+        if args.full:
+            for name, value in (item.content or {}).items():
+                print(f"      {name}: {_one_line(value)}")
     decided = progress(entries)
     print(f"{len(items)} pending in {args.doc_id}; decided " + ", ".join(
         f"{p.decided}/{p.total}" + (f" {p.kind}" if p.kind else "") for p in decided))
     return 0
+
+
+def _one_line(value: object) -> str:
+    """A content field on one line, as the reviewer must read it: text with its breaks and
+    pipes shown (`\\n`), lists and mappings as JSON, nothing as `-`."""
+    if value is None or value == [] or value == "":
+        return "-"
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    return json.dumps(value, ensure_ascii=False, sort_keys=True)
 
 
 def _history_row(review: Review) -> dict:
@@ -168,7 +181,10 @@ def add_commands(subparsers: argparse._SubParsersAction, document_states=None) -
     commands = review.add_subparsers(dest="review_command", required=True)
     listing = _entry(commands, "list", "the document's pending entries, in queue order", cmd_list)
     listing.add_argument("--doc-id", required=True)
-    listing.add_argument("--json", action="store_true", help="one JSON array instead of text")
+    listing.add_argument("--json", action="store_true", help="one JSON array instead of text (content included)")
+    listing.add_argument("--full", action="store_true",
+                         help="each entry's content too (full name, definition, formula, rule text…), "
+                         "a field a line, quoted with its line breaks shown: what --seen approves")
     show = _entry(commands, "show", "an entry as stored now, its review state and history (JSON)", cmd_show)
     show.add_argument("id", help="term_id, formula_id, rule_id, domain_id, or <domain_id>:<surface>")
     show.add_argument("--doc-id", help="the document, when the id alone does not say")

@@ -140,7 +140,7 @@ def pending_work(entries: list[QueueEntry]) -> list[WorkItem]:
         items.append(WorkItem(
             rank=rank, kind=status.key.kind, id=status.key.ref, label=status.item.label, state=status.state,
             reason=entry.reason, page_no=provenance.page_no, section_no=provenance.section_no, span=provenance.span,
-            fingerprint=status.fingerprint, kept=entry.kept,
+            fingerprint=status.fingerprint, kept=entry.kept, content=status.content,
         ))
     return items
 

@@ -45,6 +45,9 @@ class WorkItem:
     span: str
     fingerprint: str  # of the content listed: what `review approve … --seen` passes back
     kept: str | None = None
+    # The content the fingerprint hashes (full name, definition, formula, rule text, …): what a
+    # decision is taken on, so a garbled field is seen before it is approved.
+    content: dict | None = None
 
 
 def queue_rows(store: Store, doc_id: str) -> QueueRows:

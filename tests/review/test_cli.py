@@ -1,5 +1,6 @@
 """The `knowledge-assets review` commands against a real DuckDB file holding a real extraction."""
 
+import itertools
 import json
 import os
 import subprocess
@@ -286,3 +287,19 @@ def test_a_decision_passing_the_fingerprint_seen_before_a_run_changed_the_entry_
 
     code, _, err = run_cli(capsys, "review", "approve", MTTR, "--reviewer", "alice", "--seen", now[MTTR][:23])
     assert code == 0, err
+
+
+def test_list_full_shows_what_an_approval_takes_each_content_field_on_one_line(extracted, capsys):
+    code, out, err = run_cli(capsys, "review", "list", "--doc-id", KPI, "--full")
+    assert code == 0, err
+    lines = out.split(f"{MTTR}  ", 1)[1].splitlines()[1:]
+    block = "\n".join(itertools.takewhile(lambda line: line.startswith("      "), lines))  # MTTR's own lines
+    content = reviewed_content("term", find(extracted, MTTR).entity)
+    assert f'      definition: {json.dumps(content["definition"], ensure_ascii=False)}' in block
+    assert '      full_name: "Mean Time To Repair"' in block or "      full_name: -" in block
+    # The JSON listing carries the same content the fingerprint hashes.
+    (listed,) = [item for item in _pending(capsys) if item["id"] == MTTR]
+    assert listed["content"] == content and fingerprint(listed["content"]) == listed["fingerprint"]
+    # Without --full, the text listing stays as it was.
+    _, short, _ = run_cli(capsys, "review", "list", "--doc-id", KPI)
+    assert "      definition:" not in short

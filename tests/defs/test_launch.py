@@ -130,8 +130,8 @@ def test_a_bad_document_fails_alone_and_the_others_land(instance, knowledge_db, 
     garbage = tmp_path / "garbage.pdf"
     garbage.write_bytes(b"\x13\x37 not a pdf at all " * 64)
     good_1, bad, good_2 = _register(
-        knowledge_db, _text_document(tmp_path, "a.txt", _glossary_text("Haul Volume")), garbage,
-        _text_document(tmp_path, "b.txt", _glossary_text("Drill Depth")))
+        knowledge_db, _text_document(tmp_path, "haul-volume.txt", _glossary_text("Haul Volume")), garbage,
+        _text_document(tmp_path, "drill-depth.txt", _glossary_text("Drill Depth")))
 
     outcomes = materialize_documents(instance, [good_1, bad, good_2])
 

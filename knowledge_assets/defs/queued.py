@@ -119,15 +119,17 @@ def wait(instance: dg.DagsterInstance, run_ids: list[str],
     to `on_events` (progress). A SIGINT or SIGTERM cancels the runs not yet finished and raises
     `Interrupted`."""
     finished: dict[str, dg.DagsterRun] = {}
-    seen = dict.fromkeys(run_ids, 0)
+    # Where each run's event log was read up to: a look reads only the events since the last.
+    cursors: dict[str, str | None] = dict.fromkeys(run_ids)
     with _interrupts() as interrupted:
         while len(finished) < len(run_ids):
             for run_id in run_ids:
                 run = instance.get_run_by_id(run_id)
                 if on_events is not None and run_id not in finished:
-                    entries = instance.all_logs(run_id)[seen[run_id]:]
-                    seen[run_id] += len(entries)
-                    on_events(run_id, [entry.dagster_event for entry in entries if entry.dagster_event is not None])
+                    page = instance.get_records_for_run(run_id, cursor=cursors[run_id])
+                    cursors[run_id] = page.cursor
+                    on_events(run_id, [record.event_log_entry.dagster_event for record in page.records
+                                       if record.event_log_entry.dagster_event is not None])
                 if run is not None and run.is_finished:
                     finished[run_id] = run
             if interrupted:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-import signal
 import socket
 import subprocess
 import sys
@@ -21,9 +20,10 @@ from pathlib import Path
 
 import yaml
 
+from tests.support.processes import stop_group
+
 UNSHARE = "/usr/bin/unshare"
 READY_TIMEOUT_S = 120
-STOP_TIMEOUT_S = 30
 
 
 @dataclass(frozen=True)
@@ -79,7 +79,7 @@ def running_workers(root: Path, names: list[str], env: Mapping[str, str], broker
         yield workers
     finally:
         for worker in workers:
-            _stop(worker.process)
+            stop_group(worker.process)
 
 
 def _own_hosts() -> bool:
@@ -99,13 +99,3 @@ def _wait_until_ready(worker: Worker) -> None:
 def _ready_lines(log: Path) -> str:
     text = log.read_text(errors="replace") if log.exists() else ""
     return "\n".join(line for line in text.splitlines() if line.rstrip().endswith("ready."))
-
-
-def _stop(process: subprocess.Popen) -> None:
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(process.pid, signal.SIGTERM)
-    with contextlib.suppress(subprocess.TimeoutExpired):
-        process.wait(timeout=STOP_TIMEOUT_S)
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(process.pid, signal.SIGKILL)
-    process.wait()

@@ -5,9 +5,7 @@ and stopped with every process it started (code server, run workers) when the te
 
 from __future__ import annotations
 
-import contextlib
 import os
-import signal
 import subprocess
 import sys
 import time
@@ -18,9 +16,9 @@ from pathlib import Path
 import dagster as dg
 
 from tests.conftest import PROJECT_ROOT
+from tests.support.processes import stop_group
 
 READY_TIMEOUT_S = 120
-STOP_TIMEOUT_S = 30
 
 
 @contextmanager
@@ -35,7 +33,7 @@ def running_daemon(env: Mapping[str, str], log: Path) -> Iterator[subprocess.Pop
         _wait_until_beating(env, process, log)
         yield process
     finally:
-        _stop(process)
+        stop_group(process)
 
 
 def _wait_until_beating(env: Mapping[str, str], process: subprocess.Popen, log: Path) -> None:
@@ -51,14 +49,3 @@ def _wait_until_beating(env: Mapping[str, str], process: subprocess.Popen, log: 
     finally:
         os.environ.clear()
         os.environ.update(saved)
-
-
-def _stop(process: subprocess.Popen) -> None:
-    """SIGTERM to the daemon's whole process group, then SIGKILL to whatever is left of it."""
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(process.pid, signal.SIGTERM)
-    with contextlib.suppress(subprocess.TimeoutExpired):
-        process.wait(timeout=STOP_TIMEOUT_S)
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(process.pid, signal.SIGKILL)
-    process.wait()

@@ -476,8 +476,9 @@ def test_an_approval_of_an_entry_a_run_changed_while_its_page_was_open_is_refuse
 
         # Opened again, the page shows what is stored now; the approval of that is recorded.
         browser.evaluate("document.querySelector('a.review-again').click()")
-        browser.wait_for(f"location.pathname === '/entries/{mttr}' && document.readyState === 'complete'",
-                         "the entry as it is now")
+        # The refusal was answered at the entry's own path: wait for the entry page's form, not the path.
+        browser.wait_for(f"location.pathname === '/entries/{mttr}' && document.readyState === 'complete' "
+                         "&& document.querySelector('#approve-form') !== null", "the entry as it is now")
         browser.evaluate("document.querySelector('#approve-form input[name=reviewer]').value = 'Ayu Lestari'")
         browser.press("a")
         browser.wait_for("location.search.includes('done=approved')", "the approval")

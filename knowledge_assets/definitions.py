@@ -6,6 +6,7 @@ import dagster as dg
 # scope, and a second one imported by name would be a second.
 from knowledge_assets.defs import jobs
 from knowledge_assets.defs.schedules import SCHEDULES
-from knowledge_assets.defs.sensors import new_documents
+from knowledge_assets.defs.sensors import failed_document_checks, new_documents
 
-defs = dg.Definitions.merge(jobs.RUNNABLE, dg.Definitions(sensors=[new_documents], schedules=SCHEDULES))
+defs = dg.Definitions.merge(
+    jobs.RUNNABLE, dg.Definitions(sensors=[new_documents, failed_document_checks], schedules=SCHEDULES))

@@ -39,12 +39,14 @@ from dagster._core.storage.tags import (
 from knowledge_assets import progress
 from knowledge_assets.defs import queued
 from knowledge_assets.defs.assets.batch import DOCUMENT_SECONDS, FAILED_DOCUMENTS
-from knowledge_assets.defs.jobs import RUNNABLE, extract_document
+from knowledge_assets.defs.jobs import RUNNABLE, check_document, extract_document
 from knowledge_assets.defs.partitions import documents
 from knowledge_assets.defs.stale_runs import process_tags
 from knowledge_assets.errors import KnowledgeError
 
 JOB_NAME = extract_document.name
+LAUNCHED_BY_TAG = "knowledge_assets/launched_by"
+CHECK_JOB_NAME = check_document.name
 # A held connection is renewed after an hour; a statement that opens one while another is in
 # use (Dagster nests them) may open up to this many more.
 _POOL_RECYCLE_S = 3600
@@ -124,7 +126,23 @@ def _materialize(instance: dg.DagsterInstance, doc_ids: list[str], verbose: bool
             retry += contiguous_ranges(order, [d for d in batch if d not in failed])
             retry += [[doc_id] for doc_id in batch if doc_id in failed]
         wave = retry
+    _check_failed(instance, contiguous_ranges(order, [d for d, o in outcomes.items() if not o.success]), verbose)
     return outcomes
+
+
+def _check_failed(instance: dg.DagsterInstance, batches: list[list[str]], verbose: bool) -> None:
+    """The checks of the documents that failed, run alone after their failed runs: they read
+    what the store holds of each (nothing, for a file that never parsed: each check is skipped
+    with its reason) and take the place of the failed run's planned checks, which Dagster would
+    resolve as "execution failed" and count against the check of every document
+    (docs/decisions.md D90). The documents' outcomes are their failed runs'; this adds none."""
+    if not batches:
+        return
+    if queued.is_shared(instance):
+        queued.wait(instance, [queued.submit(CHECK_JOB_NAME, _tags(batch)) for batch in batches])
+        return
+    for batch in batches:
+        _execute(instance, batch, verbose, CHECK_JOB_NAME)
 
 
 @dataclass(frozen=True)
@@ -202,23 +220,27 @@ class StagesSeen:
 
 def _tags(batch: list[str]) -> dict[str, str]:
     """A run's tags: who launched it, and its documents (one partition, or a range of them)."""
-    tags = {"knowledge_assets/launched_by": "cli"}
+    tags = {LAUNCHED_BY_TAG: "cli"}
     if len(batch) > 1:
         return tags | {ASSET_PARTITION_RANGE_START_TAG: batch[0], ASSET_PARTITION_RANGE_END_TAG: batch[-1]}
     return tags | {PARTITION_NAME_TAG: batch[0]}
 
 
-def _execute(instance: dg.DagsterInstance, batch: list[str], verbose: bool) -> dg.ExecuteInProcessResult:
-    tags = {key: value for key, value in _tags(batch).items() if key != PARTITION_NAME_TAG} | process_tags()
-    return RUNNABLE.resolve_job_def(JOB_NAME).execute_in_process(
+def _execute(instance: dg.DagsterInstance, batch: list[str], verbose: bool,
+             job_name: str = JOB_NAME) -> dg.ExecuteInProcessResult:
+    job = RUNNABLE.resolve_job_def(job_name)
+    # A job of checks alone has no partitions of its own: its partition is its run's tag.
+    by_key = len(batch) == 1 and job.partitions_def is not None
+    tags = {key: value for key, value in _tags(batch).items() if not (by_key and key == PARTITION_NAME_TAG)}
+    return job.execute_in_process(
         instance=instance,
-        partition_key=batch[0] if len(batch) == 1 else None,
+        partition_key=batch[0] if by_key else None,
         raise_on_error=False,
         # The run's events still go to the instance (and the UI); the terminal gets the
         # summary line the CLI prints, not Dagster's stream, whose step failures come with
         # stack traces (--verbose shows them).
         run_config={"loggers": {"console": {"config": {"log_level": "DEBUG" if verbose else "CRITICAL"}}}},
-        tags=tags,
+        tags=tags | process_tags(),
     )
 
 

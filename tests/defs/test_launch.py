@@ -296,3 +296,36 @@ def test_documents_skipping_a_check_for_one_reason_are_one_line_of_the_log(insta
     assert skipped == ["check _lengths:even skipped for 2 documents (s, ss): nothing to count"]
     assert [e.asset_check_evaluation_data.partition for e in result.all_events
             if e.event_type == dg.DagsterEventType.ASSET_CHECK_EVALUATION] == ["ssss"]
+
+
+def _check_partitions(instance, check_key: dg.AssetCheckKey) -> dict[str, set[str]]:
+    """Each resolved status of the check and the documents in it, as Dagster's UI reads them
+    (the partition status that `partitionStatuses` resolves and the sidebar aggregates)."""
+    with dg.partition_loading_context(dynamic_partitions_store=instance):
+        [state] = instance.event_log_storage.get_asset_check_state([(check_key, documents)]).values()
+        return {status.value: set(subset.subset_value.get_partition_keys())
+                for status, subset in state.subsets.items() if not subset.is_empty}
+
+
+def test_a_failed_document_leaves_every_other_documents_checks_passed_and_its_own_not_failed(
+        instance, knowledge_db, tmp_path):
+    garbage = tmp_path / "garbage.pdf"
+    garbage.write_bytes(b"\x13\x37 not a pdf at all " * 64)
+    good_1, bad, good_2 = _register(
+        knowledge_db, _text_document(tmp_path, "haul-volume.txt", _glossary_text("Haul Volume")), garbage,
+        _text_document(tmp_path, "drill-depth.txt", _glossary_text("Drill Depth")))
+
+    outcomes = materialize_documents(instance, [good_1, bad, good_2])
+
+    assert not outcomes[bad].success and outcomes[good_1].success and outcomes[good_2].success
+    for check_name in ("spans_verbatim", "ids_unique_and_stable", "contract_valid"):
+        statuses = _check_partitions(instance, dg.AssetCheckKey(dg.AssetKey("glossary"), check_name))
+        # The other documents' checks passed; the failed document's ended skipped (nothing of it
+        # to check), not "execution failed", which Dagster's sidebar counts as the check failing.
+        assert statuses == {"SUCCEEDED": {good_1, good_2}, "SKIPPED": {bad}}, check_name
+    revisions = _check_partitions(instance, dg.AssetCheckKey(dg.AssetKey("review_queue"), "revisions_consistent"))
+    assert revisions == {"SUCCEEDED": {good_1, good_2}, "SKIPPED": {bad}}
+    # The failure itself stays on the document's own asset partition and its own run.
+    assert instance.get_run_by_id(outcomes[bad].run_id).status == dg.DagsterRunStatus.FAILURE
+    failed = instance.get_status_by_partition(dg.AssetKey("parsed_chunks"), [bad, good_1], documents)
+    assert failed == {bad: dg.AssetPartitionStatus.FAILED, good_1: dg.AssetPartitionStatus.MATERIALIZED}

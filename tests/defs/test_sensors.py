@@ -6,8 +6,9 @@ import shutil
 import dagster as dg
 import pytest
 
+from knowledge_assets.defs.jobs import RUNNABLE
 from knowledge_assets.defs.resources import Inbox, KnowledgeStore
-from knowledge_assets.defs.sensors import new_documents
+from knowledge_assets.defs.sensors import failed_document_checks, new_documents
 from knowledge_assets.ingest.inbox import InboxCursor, advance, scan_inbox
 from knowledge_assets.store.database import Store
 from tests.conftest import SAMPLE_MARKDOWN
@@ -104,3 +105,34 @@ def test_a_file_dropped_again_under_its_name_is_a_new_revision_and_a_copy_is_rep
     assert [a.describe() for a in seen_first.aliases] == [f"same content as {doc_id} (sop.md); not registered again"]
     seen_second = scan_inbox(store, inbox, InboxCursor.parse(second.cursor), limit=10)
     assert seen_second.aliases == [] and seen_second.to_run == []  # reported on the second tick, not again
+
+
+def _failed_run(instance, job_name: str, tags: dict[str, str]) -> tuple[dg.DagsterRun, dg.DagsterEvent]:
+    job = RUNNABLE.resolve_job_def(job_name)
+    instance.add_dynamic_partitions("documents", [tags.get("dagster/partition", "missing-doc")])
+    # No KNOWLEDGE_DB holds the partition's document: its run fails where a bad file's would.
+    result = job.execute_in_process(instance=instance, raise_on_error=False, tags=tags,
+                                    partition_key=tags.get("dagster/partition"))
+    assert not result.success
+    run = instance.get_run_by_id(result.run_id)
+    failure = next(e for e in result.all_events if e.event_type == dg.DagsterEventType.RUN_FAILURE)
+    return run, failure
+
+
+def _failure_requests(instance, run, failure) -> list[dg.RunRequest]:
+    context = dg.build_run_status_sensor_context(
+        sensor_name="failed_document_checks", dagster_event=failure, dagster_instance=instance, dagster_run=run,
+    ).for_run_failure()
+    return list(failed_document_checks(context) or [])
+
+
+def test_a_failed_run_launched_from_the_ui_has_its_documents_checks_run_again_and_a_cli_run_not(
+        instance, tmp_path, monkeypatch):
+    monkeypatch.setenv("KNOWLEDGE_DB", str(tmp_path / "empty.duckdb"))
+    run, failure = _failed_run(instance, "extract_document", {"dagster/partition": "missing-doc"})
+    [request] = _failure_requests(instance, run, failure)
+    assert request.tags["dagster/partition"] == "missing-doc" and request.run_key == f"{run.run_id}:missing-doc"
+
+    cli_run, cli_failure = _failed_run(instance, "extract_document", {
+        "dagster/partition": "missing-doc", "knowledge_assets/launched_by": "cli"})
+    assert _failure_requests(instance, cli_run, cli_failure) == []

@@ -126,12 +126,16 @@ def test_a_folder_of_three_documents_is_one_run_with_each_documents_own_metadata
     assert sorted(heard) == sorted((d, asset.key.to_user_string()) for d in doc_ids for asset in document_assets)
 
 
-def test_a_bad_document_fails_alone_and_the_others_land(instance, knowledge_db, tmp_path):
+def _bad_between_two_good(knowledge_db, tmp_path) -> list[str]:
     garbage = tmp_path / "garbage.pdf"
     garbage.write_bytes(b"\x13\x37 not a pdf at all " * 64)
-    good_1, bad, good_2 = _register(
+    return _register(
         knowledge_db, _text_document(tmp_path, "haul-volume.txt", _glossary_text("Haul Volume")), garbage,
         _text_document(tmp_path, "drill-depth.txt", _glossary_text("Drill Depth")))
+
+
+def test_a_bad_document_fails_alone_and_the_others_land(instance, knowledge_db, tmp_path):
+    good_1, bad, good_2 = _bad_between_two_good(knowledge_db, tmp_path)
 
     outcomes = materialize_documents(instance, [good_1, bad, good_2])
 
@@ -309,11 +313,7 @@ def _check_partitions(instance, check_key: dg.AssetCheckKey) -> dict[str, set[st
 
 def test_a_failed_document_leaves_every_other_documents_checks_passed_and_its_own_not_failed(
         instance, knowledge_db, tmp_path):
-    garbage = tmp_path / "garbage.pdf"
-    garbage.write_bytes(b"\x13\x37 not a pdf at all " * 64)
-    good_1, bad, good_2 = _register(
-        knowledge_db, _text_document(tmp_path, "haul-volume.txt", _glossary_text("Haul Volume")), garbage,
-        _text_document(tmp_path, "drill-depth.txt", _glossary_text("Drill Depth")))
+    good_1, bad, good_2 = _bad_between_two_good(knowledge_db, tmp_path)
 
     outcomes = materialize_documents(instance, [good_1, bad, good_2])
 

@@ -141,17 +141,21 @@ def unused_doc_id(store: Store, wanted: str) -> str:
 
 
 def document_title(store: Store, doc_id: str) -> str | None:
-    """The title the document's domain context located, once extracted."""
+    """The title the document's domain context located, once extracted, for display."""
     return document_titles(store, [doc_id]).get(doc_id)
 
 
 def document_titles(store: Store, doc_ids: Sequence[str]) -> dict[str, str]:
-    """`document_title` of each document that has one."""
+    """`document_title` of each document that has one, on one line: the located title is verbatim,
+    line breaks and runs of spaces of the page included, and stays so in the store and the export's
+    domain context; a listing, the index and the UI show its words one space apart."""
     titles: dict[str, str] = {}
     for some in batched(doc_ids, DOC_IDS_PER_STATEMENT):
         for row in store.fetch(f"SELECT doc_id, title FROM domain_context "
                                f"WHERE title IS NOT NULL AND {in_list('doc_id', len(some))}", list(some)):
-            titles.setdefault(row["doc_id"], row["title"])
+            shown = " ".join(row["title"].split())
+            if shown:
+                titles.setdefault(row["doc_id"], shown)
     return titles
 
 

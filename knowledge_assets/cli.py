@@ -44,14 +44,14 @@ from pathlib import Path
 from knowledge_assets import documents_cli, progress, store_cli
 from knowledge_assets.errors import DOCUMENT_CAUSE_CHARS, KnowledgeError, UnwritableHome, short_cause
 from knowledge_assets.evaluation import cli as evaluation_cli
-from knowledge_assets.export import FORMATS, ExportError, check_index, export_into, write_index
+from knowledge_assets.export import FORMATS, ExportError, check_index, export_into
 from knowledge_assets.ingest.documents import discover_documents
 from knowledge_assets.ingest.errors import DocumentError
 from knowledge_assets.ingest.registration import register_file, register_files
 from knowledge_assets.llm.settings import DEFAULT_TIMEOUT_S, resolve_settings
 from knowledge_assets.review import cli as review_cli
 from knowledge_assets.review.approved import export_approved
-from knowledge_assets.review.entities import extracted_documents
+from knowledge_assets.review.documents import RunState
 from knowledge_assets.semantic_review import cli as semantic_review_cli
 from knowledge_assets.settings import cannot_write, instance_folder, split_home_warning, store_folder
 from knowledge_assets.store.database import Store
@@ -104,13 +104,13 @@ def _refuse_unwritable(place: tuple[Path, str] | None) -> None:
         raise UnwritableHome(f"{folder}: cannot write there ({cause}); set {setting} to a folder you can write")
 
 
-def _document_states(doc_ids: list[str]) -> dict[str, tuple[str, str | None]]:
-    """Each document's run state as the instance knows it (`failed` with its cause, …), for the
-    review pages, which may not import the Dagster wiring themselves."""
+def _document_states(doc_ids: list[str]) -> dict[str, RunState]:
+    """Each document's run state as the instance knows it (`failed` with its cause and when, …),
+    for the review pages, which may not import the Dagster wiring themselves."""
     from knowledge_assets.defs.document_state import partition_states
     from knowledge_assets.defs.instance import project_instance
 
-    return {doc_id: (state.outcome, state.cause)
+    return {doc_id: RunState(state.outcome, state.cause, state.failed_at)
             for doc_id, state in partition_states(project_instance(), doc_ids).items()}
 
 
@@ -288,10 +288,11 @@ def cmd_export(args: argparse.Namespace) -> int:
     store = open_store()
     out = Path(args.out)
     if args.approved:
-        doc_ids = [args.doc_id] if args.doc_id else None
         check_index(out)
-        written = export_approved(store, out, doc_ids, args.format)
-        write_index(store, out, doc_ids or extracted_documents(store), args.format, approved=True)
+        approved = export_approved(store, out, [args.doc_id] if args.doc_id else None, args.format)
+        for doc_id in approved.nothing_approved:
+            print(f"{doc_id}: nothing approved yet, not exported")
+        written = approved.written
     elif args.doc_id:
         _name_the_flat_layout(out)
         written = export_into(store, out, args.doc_id, args.format)

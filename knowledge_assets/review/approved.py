@@ -27,7 +27,7 @@ from knowledge_assets import branches
 from knowledge_assets import contracts as c
 from knowledge_assets.branches import DOMAIN_CONTEXT, FORMULA, GLOSSARY, RULE
 from knowledge_assets.domain_derivations import complete_domain
-from knowledge_assets.export import ExportError, Format, write_folder
+from knowledge_assets.export import ExportError, Format, write_folder, write_index
 from knowledge_assets.review.decisions import Review
 from knowledge_assets.review.entities import KEY_PARAMETER, MODELS, EntityKey, Kind, extracted_documents
 from knowledge_assets.review.status import ReviewStatus, review_statuses
@@ -152,24 +152,37 @@ def write_approved_knowledge(store: Store) -> list[ApprovedKnowledge]:
     return results
 
 
+@dataclass(frozen=True)
+class ApprovedExport:
+    written: list[Path]  # every file put in place, index.json last
+    nothing_approved: list[str]  # the documents left out: nothing of theirs is approved yet
+
+
 def export_approved(
     store: Store, out_dir: Path, doc_ids: Sequence[str] | None = None, fmt: Format = "json"
-) -> list[Path]:
-    """One folder per document, put in place whole (export.write_folder), a file per branch (its
-    registered export_file): glossary.json, interpretation_pack.json and formulas.json (bare
-    arrays, maybe empty), and domain_context.json (one object) only when the domain context is
-    approved; in CSV a file, in a workbook a sheet, for each. Key parameters travel inside the
-    domain context. A document that is not current refuses the export whole."""
+) -> ApprovedExport:
+    """One folder per document with something approved, put in place whole (export.write_folder),
+    a file per branch (its registered export_file): glossary.json, interpretation_pack.json and
+    formulas.json (bare arrays, maybe empty), and domain_context.json (one object) only when the
+    domain context is approved; in CSV a file, in a workbook a sheet, for each. Key parameters
+    travel inside the domain context. Then `index.json` naming them (export.write_index), what
+    the command and the browser's download both write. A document with nothing approved gets no
+    folder and no index entry (an empty file would read as approved and empty); with nothing
+    approved in any, the export is refused, writing nothing. A document that is not current
+    refuses the export whole."""
     known = extracted_documents(store)
     unknown = [d for d in doc_ids or () if d not in known]
     if unknown:
         raise ExportError(f"{', '.join(unknown)}: no extracted knowledge in {store.location}; run the document first")
-    behind = not_current(store, doc_ids or known)
+    chosen = list(doc_ids or known)
+    behind = not_current(store, chosen)
     if behind:
         raise ExportError("; ".join(state.describe() for state in behind))
-    written = []
-    for doc_id in doc_ids or known:
+    folders: dict[str, dict[str, object]] = {}
+    for doc_id in chosen:
         knowledge = approved_knowledge(store, doc_id)
+        if not any(knowledge.of(spec.review_kind) for spec in branches.registered()):
+            continue
         documents: dict[str, object] = {}
         for spec in branches.registered():
             entities = knowledge.of(spec.review_kind)
@@ -177,5 +190,11 @@ def export_approved(
                 documents[spec.export_file] = entities
             elif entities:
                 documents[spec.export_file] = entities[0]
-        written += write_folder(out_dir / doc_id, documents, fmt)
-    return written
+        folders[doc_id] = documents
+    if not folders:
+        which = chosen[0] if len(chosen) == 1 else f"any of the {len(chosen)} extracted documents"
+        raise ExportError(f"nothing approved yet in {which}; nothing exported (`knowledge-assets review` approves "
+                          "entries)")
+    written = [path for doc_id, documents in folders.items() for path in write_folder(out_dir / doc_id, documents, fmt)]
+    written.append(write_index(store, out_dir, list(folders), fmt, approved=True))
+    return ApprovedExport(written, [doc_id for doc_id in chosen if doc_id not in folders])

@@ -28,6 +28,17 @@ from knowledge_assets.store.review import document_figures
 
 
 @dataclass(frozen=True)
+class RunState:
+    """A document's latest run as the Dagster instance knows it (`knowledge-assets documents`'
+    outcome: failed, running, not run, …), with its cause and, for a failure, when (UTC). The
+    review reads it through the reader it is given, never importing the Dagster wiring."""
+
+    outcome: str
+    cause: str | None = None
+    failed_at: datetime | None = None
+
+
+@dataclass(frozen=True)
 class DocumentSummary:
     doc_id: str
     title: str | None

@@ -116,11 +116,13 @@ def test_an_edited_domain_is_the_experts_statement_with_links_pruned(extracted, 
 def test_export_approved_writes_the_contract_shapes_one_folder_per_document(extracted, mtbf, tmp_path):
     _reject(extracted, _term(extracted, "MTTR"))
     _approve(extracted, DOMAIN)
-    written = export_approved(extracted, tmp_path)
-    assert sorted(p.relative_to(tmp_path).as_posix() for p in written) == sorted(
+    exported = export_approved(extracted, tmp_path)
+    # PRM has nothing approved: no folder of empty files that would read as approved and empty.
+    assert sorted(p.relative_to(tmp_path).as_posix() for p in exported.written) == sorted(
         [f"{KPI}/{name}"
          for name in ("glossary.json", "interpretation_pack.json", "formulas.json", "domain_context.json")]
-        + [f"{PRM}/{name}" for name in ("glossary.json", "interpretation_pack.json", "formulas.json")])
+        + ["index.json"])
+    assert exported.nothing_approved == [PRM] and not (tmp_path / PRM).exists()
     load = lambda doc, name: json.loads((tmp_path / doc / name).read_text(encoding="utf-8"))  # noqa: E731
     glossary = load(KPI, "glossary.json")
     assert [e.term_id for e in TypeAdapter(list[c.GlossaryEntry]).validate_python(glossary)] == [mtbf["term"]]
@@ -130,7 +132,6 @@ def test_export_approved_writes_the_contract_shapes_one_folder_per_document(extr
     assert [f["formula_id"] for f in load(KPI, "formulas.json")] == [mtbf["formula"]]
     domain = c.DomainContext.model_validate(load(KPI, "domain_context.json"))
     assert domain.domain_id == DOMAIN and set(load(KPI, "domain_context.json")) == set(c.DomainContext.model_fields)
-    assert load(PRM, "glossary.json") == [] and not (tmp_path / PRM / "domain_context.json").exists()
     _reject(extracted, DOMAIN)
     export_approved(extracted, tmp_path, [KPI])
     assert not (tmp_path / KPI / "domain_context.json").exists()
@@ -142,7 +143,7 @@ def test_an_approved_export_over_a_full_export_replaces_it_whole(extracted, mtbf
     export_approved(extracted, out, [KPI])
     assert sorted(p.name for p in (out / KPI).iterdir()) == ["formulas.json", "glossary.json",
                                                              "interpretation_pack.json"]
-    assert [p.name for p in out.iterdir()] == [KPI]  # nothing left beside it
+    assert sorted(p.name for p in out.iterdir()) == [KPI, "index.json"]  # nothing else beside it
 
 
 def test_exporting_an_unknown_document_is_refused_before_anything_is_written(extracted, tmp_path):

@@ -22,8 +22,32 @@ def test_export_approved_writes_only_approved_entries_for_every_document(extract
     code, out, err = run_cli(capsys, "export", "--approved", "--out", str(tmp_path))
     assert code == 0, err
     assert [e["term_id"] for e in json.loads((tmp_path / KPI / "glossary.json").read_text())] == [MTTR]
-    assert json.loads((tmp_path / PRM / "glossary.json").read_text()) == []
     assert not (tmp_path / KPI / "domain_context.json").exists()
+
+
+def test_a_document_with_nothing_approved_gets_no_folder_and_no_index_entry_only_its_line(
+    extracted, capsys, tmp_path
+):
+    record_decision(extracted, find(extracted, MTBF), "rejected", "bob", note="incomplete")
+    record_decision(extracted, find(extracted, MTTR), "approved", "alice")
+    code, out, err = run_cli(capsys, "export", "--approved", "--out", str(tmp_path / "out"))
+    assert code == 0, err
+    assert f"{PRM}: nothing approved yet, not exported\n" in out and KPI not in out.split("approved knowledge:")[0]
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [KPI, "index.json"]
+    index = json.loads((tmp_path / "out" / "index.json").read_text(encoding="utf-8"))["documents"]
+    assert sorted(index) == [KPI]
+
+
+@pytest.mark.parametrize("selected", [(), ("--doc-id", PRM)], ids=["every document", "one document"])
+def test_an_approved_export_with_nothing_approved_fails_in_one_line_writing_nothing(
+    extracted, capsys, tmp_path, selected
+):
+    record_decision(extracted, find(extracted, MTBF), "rejected", "bob", note="incomplete")
+    code, out, err = run_cli(capsys, "export", "--approved", *selected, "--out", str(tmp_path / "out"))
+    assert code == 1 and out == ""
+    assert len(err.splitlines()) == 1 and "nothing approved yet in " in err and "nothing exported" in err
+    assert (PRM in err) == bool(selected)
+    assert not (tmp_path / "out").exists()
 
 
 def test_export_without_a_document_or_approved_and_of_an_unknown_document_fail_writing_nothing(
@@ -61,11 +85,12 @@ def test_export_approved_as_csv_or_a_workbook_holds_only_approved_entries_and_an
     record_decision(extracted, find(extracted, MTBF), "rejected", "bob", note="incomplete")
     code, _, err = run_cli(capsys, "export", "--approved", "--format", fmt, "--out", str(tmp_path))
     assert code == 0, err
-    kpi, prm = _sheets(tmp_path / KPI, fmt), _sheets(tmp_path / PRM, fmt)
-    # No domain context: none is approved.
-    assert sorted(kpi) == sorted(prm) == ["formulas", "glossary", "interpretation_pack"]
+    kpi = _sheets(tmp_path / KPI, fmt)
+    # No domain context: none is approved. Nothing of PRM is: it has no folder.
+    assert sorted(kpi) == ["formulas", "glossary", "interpretation_pack"]
     assert _ids(kpi["glossary"], "term_id") == [MTTR]
-    assert _ids(prm["glossary"], "term_id") == [] and prm["glossary"][0][0] == "term_id"
+    assert _ids(kpi["formulas"], "formula_id") == [] and kpi["formulas"][0][0] == "formula_id"
+    assert not (tmp_path / PRM).exists()
     index = json.loads((tmp_path / "index.json").read_text(encoding="utf-8"))["documents"]
-    assert sorted(index) == sorted([KPI, PRM])
+    assert sorted(index) == [KPI]
     assert all(entry["approved_only"] and entry["format"] == fmt and entry["title"] for entry in index.values())

@@ -389,17 +389,21 @@ def test_the_pages_fit_the_window_without_horizontal_scrolling(session, width):
         browser.call("Emulation.clearDeviceMetricsOverride")
 
 
-def test_the_markdown_source_is_scrolled_so_the_marked_span_is_visible(session):
-    samples, server, browser = session
-    store = server.store
+def _deepest(store, doc_id: str):
+    """The entry whose span lies deepest in its chunk: the one its source must scroll to."""
     chunks = {row["chunk_id"]: row["text"] for row in
-              store.fetch("SELECT chunk_id, text FROM parsed_chunks WHERE doc_id = ?", [KPI])}
+              store.fetch("SELECT chunk_id, text FROM parsed_chunks WHERE doc_id = ?", [doc_id])}
 
     def depth(entry) -> int:
         provenance = entry.status.item.provenance
         return chunks.get(provenance.chunk_id, "").find(provenance.span)
 
-    deepest = max(queue_entries(store, KPI), key=depth)
+    return max(queue_entries(store, doc_id), key=depth)
+
+
+def test_the_markdown_source_is_scrolled_so_the_marked_span_is_visible(session):
+    samples, server, browser = session
+    deepest = _deepest(server.store, KPI)
     browser.call("Emulation.setDeviceMetricsOverride", width=1280, height=420, deviceScaleFactor=1, mobile=False)
     try:
         browser.open(f"{server.url}/entries/{quote(deepest.ref)}?doc_id={KPI}")
@@ -414,6 +418,77 @@ def test_the_markdown_source_is_scrolled_so_the_marked_span_is_visible(session):
         browser.call("Emulation.clearDeviceMetricsOverride")
 
 
+# The marked span (the mark in a text excerpt, the first box on a page image) on the first screen, inside
+# the source's box, with the page itself not scrolled: seen without scrolling, under or beside the fields.
+_SPAN_ON_FIRST_SCREEN = """(() => {
+  const marked = document.querySelector('rect.span-box') || document.getElementById('span-mark');
+  const at = marked.getBoundingClientRect(), box = document.querySelector('section.source').getBoundingClientRect();
+  const fields = document.querySelector('dl.fields').getBoundingClientRect();
+  return window.scrollY === 0 && at.height > 0 && at.top >= Math.max(0, box.top) && at.bottom <= box.bottom
+    && at.bottom <= window.innerHeight && (box.top >= fields.bottom || box.left >= fields.right);
+})()"""
+
+
+@pytest.mark.parametrize("width", [1280, 800])
+def test_the_entry_page_shows_the_marked_span_on_the_first_screen_beside_or_under_the_fields(session, width):
+    _, server, browser = session
+    browser.call("Emulation.setDeviceMetricsOverride", width=width, height=900, deviceScaleFactor=1, mobile=False)
+    try:
+        for doc_id in (KPI, PRM):
+            entry = _deepest(server.store, doc_id)
+            browser.open(f"{server.url}/entries/{quote(entry.ref)}?doc_id={doc_id}")
+            browser.wait_for("!document.getElementById('page-image') || "
+                             "document.getElementById('page-image').complete", "the page image")
+            browser.wait_for(_SPAN_ON_FIRST_SCREEN, f"the marked span of {entry.ref} on the first screen at {width} px")
+            browser.screenshot(f"{'markdown' if doc_id == KPI else 'pdf'}_entry_{width}.png")
+    finally:
+        browser.call("Emulation.clearDeviceMetricsOverride")
+
+
+# Each word of every table cell's text (a word: between spaces, hyphens and slashes, where a line may
+# break) on one line, and each number cell's whole text on one line; what is not returns the words broken.
+_BROKEN_WORDS = r"""(() => {
+  const lines = range => new Set([...range.getClientRects()].filter(r => r.width > 0).map(r => Math.round(r.top))).size;
+  const broken = [];
+  for (const cell of document.querySelectorAll('table td')) {
+    if (/^\d+$/.test(cell.textContent.trim())) {
+      const range = document.createRange();
+      range.selectNodeContents(cell);
+      if (lines(range) > 1) broken.push(cell.textContent.trim());
+    }
+    const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      if (node.parentElement.closest('code')) continue;  // ids break anywhere, by design
+      for (const word of node.data.matchAll(/[^\s\-‐-—\/]+/g)) {
+        const range = document.createRange();
+        range.setStart(node, word.index);
+        range.setEnd(node, word.index + word[0].length);
+        if (lines(range) > 1) broken.push(word[0]);
+      }
+    }
+  }
+  return broken;
+})()"""
+
+
+@pytest.mark.parametrize("width", [1280, 800])
+def test_no_table_cell_breaks_a_number_or_a_word(session, width):
+    _, server, browser = session
+    assert len(queue_entries(server.store, PRM)) > QUEUE_PAGE_SIZE  # its second page counts past 100
+    browser.call("Emulation.setDeviceMetricsOverride", width=width, height=900, deviceScaleFactor=1, mobile=False)
+    try:
+        for path in (f"/documents/{PRM}?page=2", f"/documents/{PRM}", f"/documents/{KPI}", "/"):
+            browser.open(server.url + path)
+            assert browser.evaluate("document.querySelectorAll('table td').length") > 0
+            assert browser.evaluate(_BROKEN_WORDS) == [], f"{path} at {width} px"
+        browser.open(f"{server.url}/documents/{PRM}?page=2")
+        assert browser.evaluate("Math.max(...[...document.querySelectorAll('td.position')].map(td => "
+                                "Number(td.textContent)))") > QUEUE_PAGE_SIZE
+        browser.screenshot(f"queue_page_2_{width}.png")
+    finally:
+        browser.call("Emulation.clearDeviceMetricsOverride")
+
+
 def test_a_document_whose_run_failed_says_failed_and_why(session, tmp_path):
     samples, server, browser = session
     broken = tmp_path / "broken_standard.pdf"
@@ -423,7 +498,37 @@ def test_a_document_whose_run_failed_says_failed_and_why(session, tmp_path):
     browser.open(f"{server.url}/")
     state = browser.evaluate(f"document.querySelector('tr[data-doc-id=\"{doc_id}\"] .run-state').innerText")
     assert state.startswith("failed: ") and len(state) > len("failed: ")
+    cause = state.removeprefix("failed: ")
     assert "not extracted yet" not in browser.evaluate("document.body.innerText")
+
+    # The documents page says it in one line, linked to its page; no long banner tells it again.
+    assert browser.evaluate("document.getElementById('failed-documents').innerText") == \
+        f"1 failed: {broken.name} — {cause}"
+    assert browser.evaluate("document.querySelector('#failed-documents a').getAttribute('href')") == \
+        f"/documents/{doc_id}"
+    assert doc_id not in browser.evaluate("document.getElementById('not-current')?.innerText ?? ''")
+    for width in (1280, 800):
+        browser.call("Emulation.setDeviceMetricsOverride", width=width, height=900, deviceScaleFactor=1, mobile=False)
+        try:
+            browser.open(f"{server.url}/")
+            browser.screenshot(f"home_failed_{width}.png")
+            browser.open(f"{server.url}/documents/{doc_id}")
+            browser.screenshot(f"failed_document_{width}.png")
+        finally:
+            browser.call("Emulation.clearDeviceMetricsOverride")
+
+    # Its own page says why and how to run it again or remove it; the other documents' pages say nothing of it.
+    with urllib.request.urlopen(f"{server.url}/documents/{doc_id}", timeout=30) as answer:
+        assert answer.status == 200
+    assert browser.evaluate("document.title") == f"{broken.name} · knowledge review"
+    assert browser.evaluate("document.getElementById('failure').innerText").endswith(f": {cause}")
+    assert browser.evaluate("document.getElementById('run-command').innerText") == f"knowledge-assets run {broken}"
+    assert browser.evaluate("document.getElementById('remove-command').innerText") == \
+        f"knowledge-assets documents remove {doc_id}"
+    for other in (PRM, KPI):
+        browser.open(f"{server.url}/documents/{other}")
+        assert broken.name not in browser.evaluate("document.body.innerText")
+        assert browser.evaluate("document.getElementById('failed-documents')") is None
 
 
 MTTR_DEFINITION = "MTTR means the average time needed to return a unit to service after a breakdown."

@@ -30,6 +30,7 @@ import hmac
 import io
 import json
 import secrets
+import shlex
 import tempfile
 import zipfile
 from collections.abc import Callable, Iterator, Sequence
@@ -72,14 +73,16 @@ from knowledge_assets.review.decisions import (
     validate_edit,
 )
 from knowledge_assets.review.documents import (
+    DocumentSummary,
     QueueEntry,
     ReviewedSource,
+    RunState,
     document_summaries,
     progress,
     queue_entries,
     reviewed_source,
 )
-from knowledge_assets.review.entities import KINDS, EntityKey, Reviewable, ReviewError, find
+from knowledge_assets.review.entities import KINDS, EntityKey, Reviewable, ReviewError, extracted_documents, find
 from knowledge_assets.review.fingerprint import CONTENT_FIELDS, short_fingerprint
 from knowledge_assets.review.status import STATE_MEANINGS, STATES
 from knowledge_assets.review.web import source
@@ -87,6 +90,7 @@ from knowledge_assets.store.database import Store, StoreError
 from knowledge_assets.store.held import held_on_one_connection
 from knowledge_assets.store.open import open_store
 from knowledge_assets.store.parsed import page_count, page_text
+from knowledge_assets.store.registry import latest_source
 from knowledge_assets.store.removal import review_page_cache
 from knowledge_assets.store.revisions import not_current
 
@@ -112,14 +116,22 @@ _FILTERS = ("kind", "reason", "state")
 _KEPT = (*_FILTERS, "q", "page")
 # A queue of 2,393 entries is 24 pages, not one page of 2.3 MB.
 QUEUE_PAGE_SIZE = 100
-# A document's run state as the Dagster instance knows it: (outcome, cause), e.g. ("failed", "…").
-DocumentStates = Callable[[Sequence[str]], dict[str, tuple[str, str | None]]]
+# Each document's run state as the Dagster instance knows it, e.g. RunState("failed", "…", datetime(…)).
+DocumentStates = Callable[[Sequence[str]], dict[str, RunState]]
 _CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; form-action 'self'; "
         "frame-ancestors 'none'; base-uri 'none'; connect-src 'self'")
 NOT_SHOWN = ("This form does not say which content of the entry it showed (a page opened before the server was "
              "updated?). Reload the page and decide again; nothing was written.")
 LOCKED = ("The knowledge store is busy: a running materialisation holds {path}. Nothing was written"
           " — try again in a moment.")
+
+
+@dataclass(frozen=True)
+class FailedDocument:
+    """A document whose latest run failed, as the pages name it: by its file, linked to its own page."""
+
+    summary: DocumentSummary
+    run: RunState
 
 
 @dataclass(frozen=True)
@@ -194,7 +206,7 @@ class ReviewApp:
         page = self.templates.get_template(template).render(
             csrf=self.csrf_token(session), reviewer=unquote(request.cookies.get(REVIEWER_COOKIE, "")),
             states=STATES, state_meanings=STATE_MEANINGS, kinds=KINDS,
-            **{"not_current": [], **values},  # the banner's documents, if any
+            **{"not_current": [], "failed": [], **values},  # the banner's documents, if any
         )
         response = HTMLResponse(page, status_code=status)
         if request.cookies.get(SESSION_COOKIE) != session:
@@ -216,7 +228,7 @@ class ReviewApp:
 
     # --- pages ----------------------------------------------------------------------------
 
-    def run_states(self, doc_ids: Sequence[str]) -> dict[str, tuple[str, str | None]]:
+    def run_states(self, doc_ids: Sequence[str]) -> dict[str, RunState]:
         """Each document's run state, when the server was given a way to read it."""
         reader = self.settings.document_states
         return reader(list(doc_ids)) if reader is not None and doc_ids else {}
@@ -225,15 +237,23 @@ class ReviewApp:
         with self.session() as store:
             summaries = document_summaries(store)
             behind = not_current(store, [s.doc_id for s in summaries])
-        return self.render(request, "documents.html", documents=summaries, not_current=behind,
-                           run_states=self.run_states([d.doc_id for d in summaries if not d.extracted]))
+        lagging = {state.doc_id for state in behind}
+        runs = self.run_states([d.doc_id for d in summaries if not d.extracted or d.doc_id in lagging])
+        # A failed document is one line naming it and why; its long not-current story is on its own page.
+        failed = [FailedDocument(d, runs[d.doc_id]) for d in summaries
+                  if d.doc_id in runs and runs[d.doc_id].outcome == "failed"]
+        named = {f.summary.doc_id for f in failed}
+        return self.render(request, "documents.html", documents=summaries, run_states=runs, failed=failed,
+                           not_current=[state for state in behind if state.doc_id not in named])
 
     def queue(self, request: Request) -> Response:
         doc_id = request.path_params["doc_id"]
         chosen = {name: request.query_params.get(name, "") for name in _FILTERS}
         with self.session() as store:
+            summary = next(iter(document_summaries(store, [doc_id], with_states=False)), None)
+            if summary is not None and doc_id not in extracted_documents(store):
+                return self._unextracted(request, store, summary)
             entries = self._entries(store, doc_id)
-            summary = document_summaries(store, [doc_id], with_states=False)[0]
             behind = not_current(store, [doc_id])
             recorded = batches(store, doc_id)
         query = request.query_params.get("q", "").strip()
@@ -255,6 +275,18 @@ class ReviewApp:
             batch=batch, recent=recent, all_entries=entries,
             filters=urlencode(kept | ({"page": page} if page > 1 else {})),
             undone=request.query_params.get("undone", ""), superseded=request.query_params.get("superseded", ""),
+        )
+
+    def _unextracted(self, request: Request, store: Store, summary: DocumentSummary) -> Response:
+        """The page of a registered document with nothing to review: why (its run failed, with the
+        cause and when; is running; never ran) and the commands that run it again or remove it."""
+        registered = latest_source(store, summary.doc_id)
+        path = str(registered[0].path) if registered else None
+        return self.render(
+            request, "unextracted.html", summary=summary, doc_id=summary.doc_id, path=path,
+            run=self.run_states([summary.doc_id]).get(summary.doc_id),
+            run_command=f"knowledge-assets run {shlex.quote(path or summary.file_name or 'FILE')}",
+            remove_command=f"knowledge-assets documents remove {shlex.quote(summary.doc_id)}",
         )
 
     def progress(self, request: Request) -> Response:
@@ -440,7 +472,8 @@ class ReviewApp:
         doc_id = request.path_params.get("doc_id")
         with self.session() as store, tempfile.TemporaryDirectory() as tmp:
             try:
-                written = export_approved(store, Path(tmp), [doc_id] if doc_id else None)
+                # The folders and the index `export --approved` writes, by the same code.
+                written = export_approved(store, Path(tmp), [doc_id] if doc_id else None).written
             except ExportError as exc:
                 raise HTTPException(404, str(exc)) from None
             archive = io.BytesIO()
@@ -457,10 +490,10 @@ class ReviewApp:
         try:
             return queue_entries(store, doc_id)
         except ReviewError as exc:
-            outcome, cause = self.run_states([doc_id]).get(doc_id, (None, None))
-            if outcome is None:
+            run = self.run_states([doc_id]).get(doc_id)
+            if run is None:
                 raise HTTPException(404, str(exc)) from None
-            said = f"{outcome}: {cause}" if cause else outcome
+            said = f"{run.outcome}: {run.cause}" if run.cause else run.outcome
             raise HTTPException(404, f"{doc_id}: {said}. Nothing of it can be reviewed until a run of it "
                                 "succeeds (knowledge-assets run FILE).") from None
 

@@ -371,13 +371,28 @@ def test_the_export_button_downloads_what_export_approved_writes(client, server,
     assert answer.status == 200 and answer.headers["content-type"] == "application/zip"
     archive = zipfile.ZipFile(io.BytesIO(answer.body))
     expected = {p.relative_to(tmp_path).as_posix(): p.read_text("utf-8")
-                for p in export_approved(server.store, tmp_path, [PRM])}
-    assert {name: archive.read(name).decode("utf-8") for name in archive.namelist()} == expected
+                for p in export_approved(server.store, tmp_path, [PRM]).written if p.name != "index.json"}
+    assert {name: archive.read(name).decode("utf-8") for name in archive.namelist() if name != "index.json"} == expected
     assert len(json.loads(expected[f"{PRM}/glossary.json"])) == 1
     whole = client.post("/export", {"csrf": page.csrf})
     assert whole.status == 200, whole.text[whole.text.find("<main"):][:1500]
     everything = zipfile.ZipFile(io.BytesIO(whole.body))
-    assert {name.split("/")[0] for name in everything.namelist()} == {PRM, KPI}
+    # KPI has nothing approved: no folder of it in the whole export either.
+    assert {name.split("/")[0] for name in everything.namelist()} == {PRM, "index.json"}
+
+
+def test_the_exported_zip_carries_the_index_the_command_line_writes(client, server):
+    for doc_id in (PRM, KPI):
+        term = next(item for item in worklist(server.store, doc_id) if item.kind == "term")
+        decide(client, term.id, doc_id, "approve", reviewer="alice")
+    page = client.get(f"/documents/{PRM}")
+    archive = zipfile.ZipFile(io.BytesIO(client.post(f"/documents/{PRM}/export", {"csrf": page.csrf}).body))
+    documents = json.loads(archive.read("index.json"))["documents"]
+    assert list(documents) == [PRM]
+    assert documents[PRM]["files"] == sorted(name for name in archive.namelist() if name.startswith(f"{PRM}/"))
+    assert (documents[PRM]["source_file"], documents[PRM]["approved_only"]) == (SAMPLE_PDF.name, True)
+    everything = zipfile.ZipFile(io.BytesIO(client.post("/export", {"csrf": page.csrf}).body))
+    assert list(json.loads(everything.read("index.json"))["documents"]) == sorted([PRM, KPI])
 
 
 # --- safety ----------------------------------------------------------------------------------

@@ -122,8 +122,8 @@
     }
   });
 
-  // Scroll the source column, beside the fields, so the marked span sits in its upper third.
-  // A narrow window stacks the source under the fields: the page is left where the fields are.
+  // Scroll the source column (beside the fields; under them, a box of its own, in a narrow window)
+  // so the marked span sits in its upper third; the page itself is left where the fields are.
   function showInSource(marked) {
     var column = marked.closest("section.source");
     if (column && column.scrollHeight > column.clientHeight) {

@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterator, Sequence
 
 import dagster as dg
 
+from knowledge_assets.defs.assets import evaluation
 from knowledge_assets.defs.assets.batch import CheckOutcome, SkippedCheck, check_each
 from knowledge_assets.defs.assets.extract import domain_context, formulas, glossary, review_queue, rules
 from knowledge_assets.defs.partitions import documents
@@ -220,4 +221,5 @@ CHECKS = [
     _checks(rules, "rules"),
     _checks(domain_context, "domain_context"),
     _checks(review_queue, "review_queue"),
+    *evaluation.CHECKS,
 ]

@@ -19,10 +19,10 @@ extract_document = dg.define_asset_job(
     description="Parse, cluster and extract one document partition, or a range of them in one run.",
 )
 
-# The checks alone, of one document or a range: what follows a run that failed for a document,
-# so its checks read what the store holds of it (nothing, for a file that never parsed: skipped
-# with the reason) instead of the failed run's "execution failed", which Dagster counts against
-# every partition's aggregate (docs/decisions.md D90).
+# Every check alone (none is declared inside its asset), of one document or a range: what
+# follows a run that failed for a document, so its checks read what the store holds of it
+# (nothing, for a file that never parsed: skipped with the reason) instead of the failed run's
+# "execution failed", which Dagster counts against every partition's aggregate (D90).
 check_document = dg.define_asset_job(
     "check_document",
     selection=dg.AssetSelection.checks(*CHECKS),

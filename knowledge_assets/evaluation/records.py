@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 
 from knowledge_assets.evaluation.scores import METRICS, SCORING_VERSION, DocumentScores, RunInfo
 from knowledge_assets.store.database import Store
+from knowledge_assets.store.knowledge import documents_rows
 
 
 def score_row(scores: DocumentScores, run: RunInfo, run_id: str, scored_at: datetime) -> dict:
@@ -27,3 +29,10 @@ def score_row(scores: DocumentScores, run: RunInfo, run_id: str, scored_at: date
 
 def record_scores(store: Store, scores: DocumentScores, run: RunInfo, run_id: str, scored_at: datetime) -> None:
     store.replace_partition(scores.doc_id, {"eval_scores": [score_row(scores, run, run_id, scored_at)]})
+
+
+def recorded_scores(store: Store, doc_ids: Sequence[str]) -> dict[str, DocumentScores]:
+    """The scores recorded for each of the documents that has any: whether it has gold and its
+    metrics, what the kill lines judge."""
+    return {doc_id: DocumentScores(doc_id, row["has_gold"], {metric: row[metric] for metric in METRICS})
+            for doc_id, rows in documents_rows(store, "eval_scores", doc_ids).items() for row in rows}

@@ -325,6 +325,9 @@ def test_a_failed_document_leaves_every_other_documents_checks_passed_and_its_ow
         assert statuses == {"SUCCEEDED": {good_1, good_2}, "SKIPPED": {bad}}, check_name
     revisions = _check_partitions(instance, dg.AssetCheckKey(dg.AssetKey("review_queue"), "revisions_consistent"))
     assert revisions == {"SUCCEEDED": {good_1, good_2}, "SKIPPED": {bad}}
+    # No document here has gold: the kill lines are skipped for all three, none failed.
+    assert _check_partitions(instance, dg.AssetCheckKey(dg.AssetKey("eval_scores"), "e1_kill_line")) == {
+        "SKIPPED": {good_1, bad, good_2}}
     # The failure itself stays on the document's own asset partition and its own run.
     assert instance.get_run_by_id(outcomes[bad].run_id).status == dg.DagsterRunStatus.FAILURE
     failed = instance.get_status_by_partition(dg.AssetKey("parsed_chunks"), [bad, good_1], documents)

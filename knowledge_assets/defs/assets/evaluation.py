@@ -1,13 +1,15 @@
 """Assets of the evaluation stage (per-document scores) and their kill-line checks.
 Thin wiring around `knowledge_assets.evaluation`. A document without gold has nothing to
-score: its kill lines are skipped with that reason, not passed (`defs.assets.batch`, D60)."""
+score: its kill lines are skipped with that reason, not passed (`defs.assets.batch`, D60).
+The kill lines judge the scores the asset recorded, in a check of their own, so they can run
+without it, as every other check can (`check_document`, D90)."""
 
 import warnings
 from datetime import datetime, timezone
 
 import dagster as dg
 
-from knowledge_assets.defs.assets.batch import SkippedCheck, log_skipped, materialize_each
+from knowledge_assets.defs.assets.batch import CheckOutcome, SkippedCheck, check_each, materialize_each
 from knowledge_assets.defs.assets.code_versions import chained_code_version
 from knowledge_assets.defs.assets.extract import domain_context, formulas, glossary, rules
 from knowledge_assets.defs.assets.metadata import document_names_of, store_value, table_metadata
@@ -17,7 +19,7 @@ from knowledge_assets.defs.partitions import documents
 from knowledge_assets.defs.resources import KnowledgeStore
 from knowledge_assets.errors import MissingUpstream
 from knowledge_assets.evaluation.gold import GoldError, gold_path, load_gold
-from knowledge_assets.evaluation.records import record_scores
+from knowledge_assets.evaluation.records import record_scores, recorded_scores
 from knowledge_assets.evaluation.scores import (
     KILL_LINES,
     SCORING_VERSION,
@@ -32,6 +34,7 @@ from knowledge_assets.llm.prompts import prompt_hashes
 # e1_term_filter_recall -> e1_kill_line, e3_schema_fill_precision -> e3_kill_line
 _CHECK_NAMES = {metric: f"{metric.split('_')[0]}_kill_line" for metric in KILL_LINES}
 _SCORED = (term_clusters, glossary, formulas, rules, domain_context)
+_KEY = dg.AssetKey("eval_scores")
 
 
 def _kill_line_specs() -> list[dg.AssetCheckSpec]:
@@ -72,6 +75,7 @@ def _metadata(scores: DocumentScores, run: RunInfo, database: dg.MetadataValue) 
 
 def _check_result(verdict: KillLine) -> dg.AssetCheckResult:
     return dg.AssetCheckResult(
+        asset_key=_KEY,
         check_name=_CHECK_NAMES[verdict.metric],
         passed=verdict.passed,
         severity=dg.AssetCheckSeverity.ERROR,
@@ -81,6 +85,15 @@ def _check_result(verdict: KillLine) -> dg.AssetCheckResult:
             "note": verdict.note,
         },
     )
+
+
+def _kill_lines(scores: DocumentScores | None) -> list[CheckOutcome]:
+    if scores is None:
+        return [SkippedCheck(name, "the document has no scores", _KEY) for name in _CHECK_NAMES.values()]
+    verdicts = kill_lines(scores)
+    if not scores.has_gold:
+        return [SkippedCheck(_CHECK_NAMES[verdict.metric], verdict.note, _KEY) for verdict in verdicts]
+    return [_check_result(verdict) for verdict in verdicts]
 
 
 @dg.asset(
@@ -94,9 +107,6 @@ def _check_result(verdict: KillLine) -> dg.AssetCheckResult:
     code_version=chained_code_version(f"eval_scores-{SCORING_VERSION}", *_SCORED),
     metadata=table_metadata("eval_scores"),
     automation_condition=dg.AutomationCondition.eager(),
-    # The kill lines are checks of this asset itself, so they are evaluated wherever it
-    # materialises, the CLI's launcher included.
-    check_specs=_kill_line_specs(),
     description=(
         "The document's scores against its gold in eval_assets/gold/: E1 term-filter recall, E2 "
         "compression, E3 schema-fill precision, definition precision/recall, formula and rule recall, "
@@ -109,25 +119,24 @@ def eval_scores(context: dg.AssetExecutionContext, knowledge_store: KnowledgeSto
     settings = knowledge_llm.settings()
     run = RunInfo(settings.backend, settings.deployment, prompt_hashes())
 
-    skipped: list[tuple[str, SkippedCheck]] = []
-
     def score(doc_id: str) -> dg.MaterializeResult:
         try:
             scores = score_document(store, doc_id, load_gold(doc_id))
         except (GoldError, MissingUpstream) as exc:
             raise dg.Failure(description=str(exc), allow_retries=False) from None
         record_scores(store, scores, run, context.run.run_id, datetime.now(timezone.utc).replace(tzinfo=None))
-        verdicts = kill_lines(scores)
-        if not scores.has_gold:
-            skipped.extend((doc_id, SkippedCheck(_CHECK_NAMES[verdict.metric], verdict.note)) for verdict in verdicts)
-            verdicts = []
-        return dg.MaterializeResult(metadata=_metadata(scores, run, store_value(store)),
-                                    check_results=[_check_result(verdict) for verdict in verdicts])
+        return dg.MaterializeResult(metadata=_metadata(scores, run, store_value(store)))
 
-    try:
-        yield from materialize_each(context, score, lambda doc_ids: document_names_of(store, doc_ids))
-    finally:
-        log_skipped(context, skipped)
+    yield from materialize_each(context, score, lambda doc_ids: document_names_of(store, doc_ids))
+
+
+@dg.multi_asset_check(specs=_kill_line_specs(), name="eval_scores_checks")
+def kill_line_checks(context: dg.AssetCheckExecutionContext, knowledge_store: KnowledgeStore):
+    """Each kill line on the scores recorded for the document; skipped without gold, or without
+    scores (a document whose run failed before it was scored)."""
+    recorded = recorded_scores(knowledge_store.open(), context.partition_keys)
+    yield from check_each(context, lambda doc_id: _kill_lines(recorded.get(doc_id)))
 
 
 ASSETS = [eval_scores]
+CHECKS = [kill_line_checks]

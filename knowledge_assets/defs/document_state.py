@@ -4,9 +4,10 @@ partition. `knowledge-assets documents` reads it beside the store's counts.
 
 The state comes from the instance's public reads: the partition status of every per-document
 asset (`get_status_by_partition`), the latest materialisation's metadata (`fetch_materializations`)
-for the model calls, and the document's latest failed run for the cause. A document that failed
-in a run over several is run again alone (defs/launch.py), as the UI launches one, so its
-failure is always found under its own partition tag.
+for the model calls, and the document's latest failed run of its assets for the cause. A document
+that failed in a run over several is run again alone (defs/launch.py), as the UI launches one, so
+its failure is always found under its own partition tag; the run of its checks alone that
+follows (D90) is not the one read.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from typing import Literal
 
 import dagster as dg
 
-from knowledge_assets.defs.launch import run_failure_cause
+from knowledge_assets.defs.launch import CHECK_JOB_NAME, run_failure_cause
 from knowledge_assets.defs.partitions import documents
 from knowledge_assets.errors import DOCUMENT_CAUSE_CHARS, short_cause
 from knowledge_assets.extract.kept import KEPT_FIGURE
@@ -27,6 +28,9 @@ from knowledge_assets.store.revisions import DOCUMENT_ASSETS
 LLM_ASSETS = ("formulas", "glossary", "rules", "domain_context")
 # The tag Dagster puts on a run of one partition (documented in its run tags).
 _PARTITION_TAG = "dagster/partition"
+# A failed run of a document's assets is followed by at most one of its checks (D90): a few
+# more than that find the one wanted.
+_FAILED_RUNS_READ = 5
 
 Outcome = Literal["ok", "partial", "failed", "running", "incomplete", "not run", "no partition"]
 
@@ -97,11 +101,14 @@ def _state(instance: dg.DagsterInstance, doc_id: str, by_asset: dict) -> Partiti
 
 
 def _failed(instance: dg.DagsterInstance, doc_id: str) -> PartitionState:
+    # The latest failed run of the document's assets: a run of its checks alone after it (D90)
+    # fails too when what the store holds is behind, and would name the checks, not the cause.
     records = instance.get_run_records(
-        filters=dg.RunsFilter(tags={_PARTITION_TAG: doc_id}, statuses=[dg.DagsterRunStatus.FAILURE]), limit=1)
-    if not records:
+        filters=dg.RunsFilter(tags={_PARTITION_TAG: doc_id}, statuses=[dg.DagsterRunStatus.FAILURE]),
+        limit=_FAILED_RUNS_READ)
+    record = next((r for r in records if r.dagster_run.job_name != CHECK_JOB_NAME), None)
+    if record is None:
         return PartitionState("failed", "its last run failed; the Dagster UI shows why")
-    record = records[0]
     events = [entry.dagster_event for entry in instance.all_logs(
         record.dagster_run.run_id,
         of_type={dg.DagsterEventType.STEP_FAILURE, dg.DagsterEventType.ASSET_CHECK_EVALUATION})]

@@ -332,3 +332,25 @@ def test_a_failed_document_leaves_every_other_documents_checks_passed_and_its_ow
     assert instance.get_run_by_id(outcomes[bad].run_id).status == dg.DagsterRunStatus.FAILURE
     failed = instance.get_status_by_partition(dg.AssetKey("parsed_chunks"), [bad, good_1], documents)
     assert failed == {bad: dg.AssetPartitionStatus.FAILED, good_1: dg.AssetPartitionStatus.MATERIALIZED}
+
+
+def test_a_document_that_fails_after_an_earlier_revision_landed_is_named_by_its_own_failure_not_its_checks(
+        instance, knowledge_db, tmp_path):
+    from knowledge_assets.defs.document_state import partition_states
+
+    path = _text_document(tmp_path, "haul-volume.txt", _glossary_text("Haul Volume"))
+    [doc_id] = _register(knowledge_db, path)
+    assert materialize_documents(instance, [doc_id])[doc_id].success
+    path.write_bytes(b"\xff\xfe\x00 not text any more")
+    _register(knowledge_db, path)
+
+    outcome = materialize_documents(instance, [doc_id])[doc_id]
+
+    assert not outcome.success
+    # Its checks ran again on the earlier revision's rows and failed (assets behind): a run of
+    # their own, which is not what `documents` and the review name as the cause.
+    runs = instance.get_runs(dg.RunsFilter(tags={"dagster/partition": doc_id}))
+    assert [(r.job_name, r.status) for r in runs][:2] == [
+        ("check_document", dg.DagsterRunStatus.FAILURE), ("extract_document", dg.DagsterRunStatus.FAILURE)]
+    state = partition_states(instance, [doc_id])[doc_id]
+    assert state.outcome == "failed" and state.cause.startswith("parsed_chunks: "), state.cause

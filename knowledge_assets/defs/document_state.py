@@ -19,15 +19,13 @@ from typing import Literal
 
 import dagster as dg
 
-from knowledge_assets.defs.launch import CHECK_JOB_NAME, run_failure_cause
+from knowledge_assets.defs.launch import CHECK_JOB_NAME, PARTITION_TAG, run_failure_cause
 from knowledge_assets.defs.partitions import documents
 from knowledge_assets.errors import DOCUMENT_CAUSE_CHARS, short_cause
 from knowledge_assets.extract.kept import KEPT_FIGURE
 from knowledge_assets.store.revisions import DOCUMENT_ASSETS
 
 LLM_ASSETS = ("formulas", "glossary", "rules", "domain_context")
-# The tag Dagster puts on a run of one partition (documented in its run tags).
-_PARTITION_TAG = "dagster/partition"
 # A failed run of a document's assets is followed by at most one of its checks (D90): a few
 # more than that find the one wanted.
 _FAILED_RUNS_READ = 5
@@ -104,7 +102,7 @@ def _failed(instance: dg.DagsterInstance, doc_id: str) -> PartitionState:
     # The latest failed run of the document's assets: a run of its checks alone after it (D90)
     # fails too when what the store holds is behind, and would name the checks, not the cause.
     records = instance.get_run_records(
-        filters=dg.RunsFilter(tags={_PARTITION_TAG: doc_id}, statuses=[dg.DagsterRunStatus.FAILURE]),
+        filters=dg.RunsFilter(tags={PARTITION_TAG: doc_id}, statuses=[dg.DagsterRunStatus.FAILURE]),
         limit=_FAILED_RUNS_READ)
     record = next((r for r in records if r.dagster_run.job_name != CHECK_JOB_NAME), None)
     if record is None:

@@ -33,7 +33,6 @@ import dagster as dg
 from dagster._core.storage.tags import (
     ASSET_PARTITION_RANGE_END_TAG,
     ASSET_PARTITION_RANGE_START_TAG,
-    PARTITION_NAME_TAG,
 )
 
 from knowledge_assets import progress
@@ -46,6 +45,8 @@ from knowledge_assets.errors import KnowledgeError
 
 JOB_NAME = extract_document.name
 LAUNCHED_BY_TAG = "knowledge_assets/launched_by"
+# The tag Dagster puts on a run of one partition (documented among its run tags).
+PARTITION_TAG = "dagster/partition"
 CHECK_JOB_NAME = check_document.name
 # A held connection is renewed after an hour; a statement that opens one while another is in
 # use (Dagster nests them) may open up to this many more.
@@ -223,7 +224,7 @@ def _tags(batch: list[str]) -> dict[str, str]:
     tags = {LAUNCHED_BY_TAG: "cli"}
     if len(batch) > 1:
         return tags | {ASSET_PARTITION_RANGE_START_TAG: batch[0], ASSET_PARTITION_RANGE_END_TAG: batch[-1]}
-    return tags | {PARTITION_NAME_TAG: batch[0]}
+    return tags | {PARTITION_TAG: batch[0]}
 
 
 def _execute(instance: dg.DagsterInstance, batch: list[str], verbose: bool,
@@ -231,7 +232,7 @@ def _execute(instance: dg.DagsterInstance, batch: list[str], verbose: bool,
     job = RUNNABLE.resolve_job_def(job_name)
     # A job of checks alone has no partitions of its own: its partition is its run's tag.
     by_key = len(batch) == 1 and job.partitions_def is not None
-    tags = {key: value for key, value in _tags(batch).items() if not (by_key and key == PARTITION_NAME_TAG)}
+    tags = {key: value for key, value in _tags(batch).items() if not (by_key and key == PARTITION_TAG)}
     return job.execute_in_process(
         instance=instance,
         partition_key=batch[0] if by_key else None,
@@ -280,6 +281,23 @@ def failed_documents(events: Sequence[dg.DagsterEvent]) -> set[str]:
         if evaluation.blocking and evaluation.partition is not None:
             failed.add(evaluation.partition)
     return failed
+
+
+def failed_run_documents(instance: dg.DagsterInstance, run: dg.DagsterRun) -> set[str]:
+    """The documents a failed run failed for: its one document, or those a run over a range
+    named, else every document of the range (a failure outside any document tells nothing
+    about which), as the launcher reads a range run it launched."""
+    if PARTITION_TAG in run.tags:
+        doc_id = run.tags[PARTITION_TAG]
+        return {doc_id} if instance.has_dynamic_partition(documents.name, doc_id) else set()
+    start, end = run.tags.get(ASSET_PARTITION_RANGE_START_TAG), run.tags.get(ASSET_PARTITION_RANGE_END_TAG)
+    if start is None or end is None:
+        return set()
+    events = [entry.dagster_event for entry in instance.all_logs(
+        run.run_id, of_type={dg.DagsterEventType.STEP_FAILURE, dg.DagsterEventType.ASSET_CHECK_EVALUATION})]
+    order = instance.get_dynamic_partitions(documents.name)
+    in_range = order[order.index(start):order.index(end) + 1] if start in order and end in order else []
+    return failed_documents(events) or set(in_range)
 
 
 def _failed_checks(events: Sequence[dg.DagsterEvent]) -> list:

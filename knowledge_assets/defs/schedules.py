@@ -28,6 +28,7 @@ from dagster._core.loader import LoadingContext
 from knowledge_assets.defs.assets import document_assets
 from knowledge_assets.defs.assets.ingest import parsed_chunks
 from knowledge_assets.defs.jobs import extract_document
+from knowledge_assets.defs.launch import LAUNCHED_BY_TAG, PARTITION_TAG
 from knowledge_assets.defs.partitions import documents
 from knowledge_assets.defs.resources import KnowledgeStore
 from knowledge_assets.ingest.revisions import changed_documents
@@ -87,7 +88,7 @@ def stale_partitions(
 
 
 def _has_active_run(instance: dg.DagsterInstance, doc_id: str) -> bool:
-    runs = dg.RunsFilter(tags={"dagster/partition": doc_id}, statuses=_ACTIVE_RUN_STATUSES)
+    runs = dg.RunsFilter(tags={PARTITION_TAG: doc_id}, statuses=_ACTIVE_RUN_STATUSES)
     return instance.get_runs_count(filters=runs) > 0
 
 
@@ -97,7 +98,7 @@ def _run_request(doc_id: str, reasons: Mapping[dg.AssetKey, list[str]], asset_gr
     why = ", ".join(f"{key.to_user_string()}: {'; '.join(r)}" for key, r in sorted(reasons.items()))
     return dg.RunRequest(
         partition_key=doc_id, asset_selection=sorted(selection), run_key=run_key,
-        tags={"knowledge_assets/launched_by": "reextract_stale", "knowledge_assets/not_current": why},
+        tags={LAUNCHED_BY_TAG: "reextract_stale", "knowledge_assets/not_current": why},
     )
 
 

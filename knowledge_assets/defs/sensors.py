@@ -1,8 +1,7 @@
 import dagster as dg
-from dagster._core.storage.tags import PARTITION_NAME_TAG
 
 from knowledge_assets.defs.jobs import check_document, extract_document
-from knowledge_assets.defs.launch import LAUNCHED_BY_TAG, failed_documents
+from knowledge_assets.defs.launch import LAUNCHED_BY_TAG, PARTITION_TAG, failed_run_documents
 from knowledge_assets.defs.partitions import documents
 from knowledge_assets.defs.resources import Inbox, KnowledgeStore
 from knowledge_assets.ingest.inbox import InboxCursor, advance, scan_inbox
@@ -41,25 +40,18 @@ def new_documents(context: dg.SensorEvaluationContext, inbox: Inbox, knowledge_s
 
 
 @dg.run_failure_sensor(
-    monitored_jobs=[extract_document],
     request_job=check_document,
     default_status=dg.DefaultSensorStatus.RUNNING,
     description=(
-        "After a run of documents fails, runs the checks of each document it failed for on what the "
-        "store holds of it, so the failed run's unfinished checks do not turn every document's check "
-        "red (docs/decisions.md D90). The CLI does this itself for the runs it launches."
+        "After a run of documents fails (any job of this code location: extract_document, the UI's "
+        "Materialize, automation), runs the checks of each document it failed for on what the store "
+        "holds of it, so the failed run's unfinished checks do not turn every document's check red "
+        "(docs/decisions.md D90). The CLI does this itself for the runs it launches."
     ),
 )
 def failed_document_checks(context: dg.RunFailureSensorContext):
     run = context.dagster_run
-    if run.tags.get(LAUNCHED_BY_TAG) == "cli":
+    if run.job_name == check_document.name or run.tags.get(LAUNCHED_BY_TAG) == "cli":
         return
-    if PARTITION_NAME_TAG in run.tags:
-        doc_ids = {run.tags[PARTITION_NAME_TAG]}
-    else:
-        # A range run names the documents it failed for; one that names none failed outside any
-        # document, and its documents' checks stay as the run left them.
-        events = [e.dagster_event for e in context.instance.all_logs(run.run_id) if e.dagster_event is not None]
-        doc_ids = failed_documents(events)
-    for doc_id in sorted(doc_ids):
-        yield dg.RunRequest(run_key=f"{run.run_id}:{doc_id}", tags={PARTITION_NAME_TAG: doc_id})
+    for doc_id in sorted(failed_run_documents(context.instance, run)):
+        yield dg.RunRequest(run_key=f"{run.run_id}:{doc_id}", tags={PARTITION_TAG: doc_id})

@@ -107,10 +107,10 @@ def test_a_file_dropped_again_under_its_name_is_a_new_revision_and_a_copy_is_rep
     assert seen_second.aliases == [] and seen_second.to_run == []  # reported on the second tick, not again
 
 
-def _failed_run(instance, job_name: str, tags: dict[str, str]) -> tuple[dg.DagsterRun, dg.DagsterEvent]:
+def _failed_run(instance, job_name: str, tags: dict[str, str], keys=("missing-doc",)):
+    """A failed run of `job_name` over documents no store holds: it fails where a bad file's would."""
     job = RUNNABLE.resolve_job_def(job_name)
-    instance.add_dynamic_partitions("documents", [tags.get("dagster/partition", "missing-doc")])
-    # No KNOWLEDGE_DB holds the partition's document: its run fails where a bad file's would.
+    instance.add_dynamic_partitions("documents", list(keys))
     result = job.execute_in_process(instance=instance, raise_on_error=False, tags=tags,
                                     partition_key=tags.get("dagster/partition"))
     assert not result.success
@@ -136,3 +136,19 @@ def test_a_failed_run_launched_from_the_ui_has_its_documents_checks_run_again_an
     cli_run, cli_failure = _failed_run(instance, "extract_document", {
         "dagster/partition": "missing-doc", "knowledge_assets/launched_by": "cli"})
     assert _failure_requests(instance, cli_run, cli_failure) == []
+
+
+def test_a_failed_range_run_or_a_run_of_the_uis_materialize_has_each_failed_documents_checks_run_again(
+        instance, tmp_path, monkeypatch):
+    monkeypatch.setenv("KNOWLEDGE_DB", str(tmp_path / "empty.duckdb"))
+    keys = ("doc-a", "doc-b", "doc-c")
+    run, failure = _failed_run(instance, "extract_document", {
+        "dagster/asset_partition_range_start": "doc-a", "dagster/asset_partition_range_end": "doc-b"}, keys)
+    # Each document of the range failed (none is in the store), and each is named.
+    assert sorted(r.tags["dagster/partition"] for r in _failure_requests(instance, run, failure)) == [
+        "doc-a", "doc-b"]
+
+    # What "Materialize" on the asset graph launches: Dagster's own asset job, not extract_document.
+    implicit = RUNNABLE.resolve_implicit_global_asset_job_def().name
+    run, failure = _failed_run(instance, implicit, {"dagster/partition": "doc-c"}, keys)
+    assert [r.tags["dagster/partition"] for r in _failure_requests(instance, run, failure)] == ["doc-c"]

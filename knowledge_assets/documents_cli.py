@@ -28,7 +28,6 @@ from knowledge_assets.review.documents import document_summaries
 from knowledge_assets.review.status import DECIDED
 from knowledge_assets.store.database import Store
 from knowledge_assets.store.open import open_store
-from knowledge_assets.store.registry import document_titles
 from knowledge_assets.store.removal import DECISION_TABLES, DECISIONS_TABLE, document_row_counts, remove_document_rows
 from knowledge_assets.store.revisions import revision_state
 
@@ -68,7 +67,6 @@ def document_lines(store: Store, instance, only: str | None = None) -> list[Docu
     summaries = {s.doc_id: s for s in document_summaries(store, None if only is None else [only])}
     doc_ids = [only] if only is not None else sorted(set(summaries) | set(document_partitions(instance)))
     states = partition_states(instance, doc_ids)
-    titles = document_titles(store, doc_ids)  # on one line, as every listing shows a title
     lines = []
     for doc_id in doc_ids:
         summary, state = summaries.get(doc_id), states[doc_id]
@@ -81,7 +79,7 @@ def document_lines(store: Store, instance, only: str | None = None) -> list[Docu
         lines.append(DocumentLine(
             doc_id=doc_id,
             file=summary.file_name if summary else None,
-            title=titles.get(doc_id),
+            title=summary.title if summary else None,
             revision=summary.revision if summary else None,
             state=outcome,
             cause=cause,

@@ -137,13 +137,8 @@ def _check_failed(instance: dg.DagsterInstance, batches: list[list[str]], verbos
     with its reason) and take the place of the failed run's planned checks, which Dagster would
     resolve as "execution failed" and count against the check of every document
     (docs/decisions.md D90). The documents' outcomes are their failed runs'; this adds none."""
-    if not batches:
-        return
-    if queued.is_shared(instance):
-        queued.wait(instance, [queued.submit(CHECK_JOB_NAME, _tags(batch)) for batch in batches])
-        return
-    for batch in batches:
-        _execute(instance, batch, verbose, CHECK_JOB_NAME)
+    if batches:
+        _run_batches(instance, batches, verbose, CHECK_JOB_NAME)
 
 
 @dataclass(frozen=True)
@@ -164,20 +159,21 @@ class FinishedRun:
         return cls(run_id, record.dagster_run.status == dg.DagsterRunStatus.SUCCESS, events, wall)
 
 
-def _run_batches(instance: dg.DagsterInstance, wave: list[list[str]], verbose: bool) -> list[FinishedRun]:
+def _run_batches(instance: dg.DagsterInstance, wave: list[list[str]], verbose: bool,
+                 job_name: str = JOB_NAME) -> list[FinishedRun]:
     """Each batch's run: on a shared instance all submitted to its queue at once and waited for
     (`defs/queued.py`), else executed here one after another. Either way the outcome is read
     back from the instance, so both paths report alike (docs/decisions.md D85)."""
     if queued.is_shared(instance):
         queued.require_shared_store(instance)
         queued.require_daemon(instance)
-        run_ids = [queued.submit(JOB_NAME, _tags(batch)) for batch in wave]
+        run_ids = [queued.submit(job_name, _tags(batch)) for batch in wave]
         queued.wait(instance, run_ids, StagesSeen(dict(zip(run_ids, wave, strict=True))))
         return [FinishedRun.read(instance, run_id) for run_id in run_ids]
     runs = []
     for batch in wave:
         started = time.perf_counter()
-        result = _execute(instance, batch, verbose)
+        result = _execute(instance, batch, verbose, job_name)
         runs.append(FinishedRun.read(instance, result.run_id, time.perf_counter() - started))
     return runs
 

@@ -36,6 +36,7 @@ from knowledge_assets.store.registry import (
     latest_source,
     path_holder,
     register,
+    shown_title,
     unused_doc_id,
 )
 
@@ -66,7 +67,7 @@ class Identified:
         line (a title located verbatim may run over several) and cut to a length a line can hold."""
         if not title:
             return f"{self.source.doc_id}  {self.file.name}"
-        shown = " ".join(title.split())
+        shown = shown_title(title) or ""
         if len(shown) > _TITLE_CHARS:
             shown = shown[:_TITLE_CHARS - 1].rstrip() + "…"
         return f'{self.source.doc_id}  {self.file.name}  "{shown}"'

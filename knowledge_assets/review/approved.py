@@ -181,8 +181,6 @@ def export_approved(
     folders: dict[str, dict[str, object]] = {}
     for doc_id in chosen:
         knowledge = approved_knowledge(store, doc_id)
-        if not any(knowledge.of(spec.review_kind) for spec in branches.registered()):
-            continue
         documents: dict[str, object] = {}
         for spec in branches.registered():
             entities = knowledge.of(spec.review_kind)
@@ -190,7 +188,8 @@ def export_approved(
                 documents[spec.export_file] = entities
             elif entities:
                 documents[spec.export_file] = entities[0]
-        folders[doc_id] = documents
+        if any(documents.values()):
+            folders[doc_id] = documents
     if not folders:
         which = chosen[0] if len(chosen) == 1 else f"any of the {len(chosen)} extracted documents"
         raise ExportError(f"nothing approved yet in {which}; nothing exported (`knowledge-assets review` approves "

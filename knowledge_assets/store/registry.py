@@ -153,10 +153,17 @@ def document_titles(store: Store, doc_ids: Sequence[str]) -> dict[str, str]:
     for some in batched(doc_ids, DOC_IDS_PER_STATEMENT):
         for row in store.fetch(f"SELECT doc_id, title FROM domain_context "
                                f"WHERE title IS NOT NULL AND {in_list('doc_id', len(some))}", list(some)):
-            shown = " ".join(row["title"].split())
+            shown = shown_title(row["title"])
             if shown:
                 titles.setdefault(row["doc_id"], shown)
     return titles
+
+
+def shown_title(title: str | None) -> str | None:
+    """A located title as every listing shows it: its words one space apart (the page's line
+    breaks and runs of spaces stay in the stored, verbatim title), None when it has none."""
+    words = " ".join((title or "").split())
+    return words or None
 
 
 def register(store: Store, source: DocumentSource) -> Registration:

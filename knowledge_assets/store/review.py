@@ -12,7 +12,7 @@ from datetime import datetime
 
 from knowledge_assets import branches
 from knowledge_assets.store.database import Store
-from knowledge_assets.store.registry import latest_registrations
+from knowledge_assets.store.registry import latest_registrations, shown_title
 
 
 def decision_rows(store: Store, doc_id: str) -> list[dict]:
@@ -74,7 +74,7 @@ def document_figures(store: Store) -> list[DocumentFigures]:
         DocumentFigures(
             doc_id=doc_id,
             extracted=doc_id in extracted,
-            title=titles.get(doc_id, {}).get("title"),
+            title=shown_title(titles.get(doc_id, {}).get("title")),
             revision=registry.get(doc_id, {}).get("revision"),
             kind=registry.get(doc_id, {}).get("kind"),
             file_name=registry.get(doc_id, {}).get("file_name"),

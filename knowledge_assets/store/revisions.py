@@ -73,9 +73,13 @@ class RevisionState:
             parts.append(f"the blocking checks of {', '.join(never)} did not finish")
         parts += [f"the blocking checks of {u.asset} failed ({', '.join(u.failed)})"
                   for u in self.unchecked if u.failed]
-        target = (f"`knowledge-assets run {shlex.quote(self.source_path)}`" if self.source_path
-                  else "`knowledge-assets run` on it")
+        target = f"`{run_command(self.source_path)}`" if self.source_path else "`knowledge-assets run` on it"
         return f"{self.doc_id}: {'; '.join(parts)}; run {target} again to bring it up to date"
+
+
+def run_command(path: str) -> str:
+    """The command that runs the document at `path` again, as a person types it."""
+    return f"knowledge-assets run {shlex.quote(path)}"
 
 
 def _parsed_revisions(store: Store, doc_ids: Sequence[str]) -> dict[str, dict]:

@@ -45,8 +45,6 @@ DOCUMENT_SECONDS = "document_seconds"
 # so the warning is expected, not news. Set here, imported before any asset is declared.
 warnings.filterwarnings("ignore", message="Parameter `backfill_policy`", category=dg.BetaWarning)
 
-CheckContext = dg.AssetExecutionContext | dg.AssetCheckExecutionContext
-
 
 @dataclass(frozen=True)
 class SkippedCheck:
@@ -83,7 +81,7 @@ def materialize_each(
     finish: Callable[[list[str]], dict[str, dict[str, object]]] | None = None,
 ) -> Iterator[object]:
     """`materialize(doc_id)` for each document of the run, each document's metadata on its own
-    materialisation and its check results as evaluations of its own partition. `finish`, given
+    materialisation (its checks are checks of their own, `check_each`). `finish`, given
     the documents materialised, records what the step records for each of them once all are
     written (which revision each was derived from) in one write, and returns metadata to add to
     each document's: a write per document costs a folder run more than its documents' work."""
@@ -103,15 +101,12 @@ def materialize_each(
             continue
         results[doc_id] = result, round(time.perf_counter() - started, 3)
     finished = finish(list(results)) if finish is not None and results else {}
-    checks: list[tuple[str, dg.AssetCheckResult]] = []
     for doc_id, (result, seconds) in results.items():
         metadata = {**(result.metadata or {}), **finished.get(doc_id, {}), DOCUMENT_SECONDS: seconds}
         context.add_asset_metadata(metadata, partition_key=doc_id)
-        checks += [(doc_id, check) for check in result.check_results or []]
     if failures:
         raise _documents_failed(failures, len(doc_ids))
     yield dg.MaterializeResult()
-    yield from check_evaluations(context, checks)
 
 
 def check_each(
@@ -127,7 +122,9 @@ def check_each(
     yield from check_evaluations(context, [(doc_id, result) for doc_id, found in results.items() for result in found])
 
 
-def check_evaluations(context: CheckContext, results: list[tuple[str, CheckOutcome]]) -> Iterator[object]:
+def check_evaluations(
+    context: dg.AssetCheckExecutionContext, results: list[tuple[str, CheckOutcome]]
+) -> Iterator[object]:
     """Each result as an evaluation of its document (a skipped one as a line of the run's log),
     then the step's output of each selected check once (what Dagster does for an
     `AssetCheckResult` of a one-partition step). A failed blocking evaluation fails the step
@@ -158,7 +155,7 @@ def check_evaluations(context: CheckContext, results: list[tuple[str, CheckOutco
         yield dg.Output(None, output_name=assets_def.get_output_name_for_asset_check_key(key))
 
 
-def log_skipped(context: CheckContext, skipped: Sequence[tuple[str, SkippedCheck]]) -> None:
+def log_skipped(context: dg.AssetCheckExecutionContext, skipped: Sequence[tuple[str, SkippedCheck]]) -> None:
     """A line of the run's log for each skipped check and reason, naming its documents: one
     line for a folder's documents that all had nothing to evaluate, not one per document (each
     line is an event the instance stores)."""

@@ -75,7 +75,7 @@ def document_names_of(store: Store, doc_ids: Sequence[str]) -> dict[str, dict[st
         if doc_id in sources:
             names[doc_id]["file_name"] = sources[doc_id][0].path.name
         if title := titles.get(doc_id):
-            names[doc_id]["title"] = " ".join(title.split())
+            names[doc_id]["title"] = title
     return names
 
 

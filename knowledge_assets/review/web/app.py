@@ -92,7 +92,7 @@ from knowledge_assets.store.open import open_store
 from knowledge_assets.store.parsed import page_count, page_text
 from knowledge_assets.store.registry import latest_source
 from knowledge_assets.store.removal import review_page_cache
-from knowledge_assets.store.revisions import not_current
+from knowledge_assets.store.revisions import not_current, run_command
 
 HERE = Path(__file__).parent
 SESSION_COOKIE = "ka_review_session"
@@ -285,7 +285,7 @@ class ReviewApp:
         return self.render(
             request, "unextracted.html", summary=summary, doc_id=summary.doc_id, path=path,
             run=self.run_states([summary.doc_id]).get(summary.doc_id),
-            run_command=f"knowledge-assets run {shlex.quote(path or summary.file_name or 'FILE')}",
+            run_command=run_command(path or summary.file_name or "FILE"),
             remove_command=f"knowledge-assets documents remove {shlex.quote(summary.doc_id)}",
         )
 

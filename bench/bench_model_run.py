@@ -15,10 +15,8 @@ exactly what an offline run would, and gets the same answers. A request the plan
 tests' abstaining `valid_answer` and is counted as unplanned.
 
 The CLI then runs as a child process in a fresh KNOWLEDGE_HOME, pointed at the server
-(OPENAI_BASE_URL, a placeholder OPENAI_API_KEY, KNOWLEDGE_LLM_MODEL, KNOWLEDGE_LLM_BACKEND=openai).
-The project reads no environment variable for the model concurrency: it is the `KnowledgeLLM`
-resource's `max_concurrency`, whose default is `llm.settings.DEFAULT_MAX_CONCURRENCY`; the
-child sets that default to `--concurrency` before the CLI loads its definitions.
+(OPENAI_BASE_URL, a placeholder OPENAI_API_KEY, KNOWLEDGE_LLM_MODEL, KNOWLEDGE_LLM_BACKEND=openai),
+with KNOWLEDGE_LLM_CONCURRENCY set to `--concurrency`.
 
 Printed: the requests the server received and its peak in flight; the run's wall time against
 the ideal (requests x latency / concurrency); per stage (told apart by the response schema a
@@ -67,12 +65,6 @@ STAGES = {"FormulaResponse": "formulas", "GlossaryResponse": "glossary", "RuleRe
           "DomainContextResponse": "domain_context"}
 STAGE_RUNS = (stages.run_formulas, stages.run_glossary, stages.run_rules, stages.run_domain_context)
 _CHUNK_DOCUMENT = re.compile(r'<chunk id="([^"]+)::')
-# The child: the CLI, with the resource's default concurrency set first (module docstring).
-_CHILD = ("import sys\n"
-          "from knowledge_assets.llm import settings\n"
-          "settings.DEFAULT_MAX_CONCURRENCY = int(sys.argv.pop(1))\n"
-          "from knowledge_assets.cli import main\n"
-          "sys.exit(main(sys.argv[1:]))\n")
 
 
 def build_folder(folder: Path, corpus_names: list[str]) -> None:
@@ -152,9 +144,10 @@ def run_cli(folder: Path, home: Path, base_url: str, concurrency: int) -> tuple[
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "KNOWLEDGE_", "DAGSTER_"))}
     # The key is a placeholder: the loopback server checks nothing.
     env |= {"KNOWLEDGE_HOME": str(home), "PYTHONPATH": str(ROOT), "KNOWLEDGE_LLM_BACKEND": "openai",
-            "OPENAI_BASE_URL": base_url, "OPENAI_API_KEY": "sk-bench", "KNOWLEDGE_LLM_MODEL": "loopback-nano"}
+            "OPENAI_BASE_URL": base_url, "OPENAI_API_KEY": "sk-bench", "KNOWLEDGE_LLM_MODEL": "loopback-nano",
+            "KNOWLEDGE_LLM_CONCURRENCY": str(concurrency)}
     started = time.monotonic()
-    child = subprocess.run([sys.executable, "-c", _CHILD, str(concurrency), "run", str(folder)], cwd=ROOT,
+    child = subprocess.run([sys.executable, "-m", "knowledge_assets.cli", "run", str(folder)], cwd=ROOT,
                            env=env, capture_output=True, text=True)
     wall = time.monotonic() - started
     if child.returncode != 0:

@@ -4,7 +4,6 @@ from knowledge_assets.llm.extractor import Extractor
 from knowledge_assets.llm.requests import BranchName
 from knowledge_assets.llm.results import RunCalls
 from knowledge_assets.llm.settings import (
-    DEFAULT_MAX_CONCURRENCY,
     DEFAULT_MAX_RETRIES,
     LLMSettings,
     StructuredOutputMode,
@@ -35,7 +34,7 @@ class KnowledgeLLM(dg.ConfigurableResource):
     `KNOWLEDGE_LLM_BACKEND` (openai | offline; default openai when `OPENAI_API_KEY` or a base
     URL is set, else offline), `KNOWLEDGE_LLM_MODEL`, `OPENAI_BASE_URL`, `KNOWLEDGE_LLM_CACHE`,
     `KNOWLEDGE_LLM_TIMEOUT_S` (when `timeout_s` is 0), `KNOWLEDGE_LLM_RETRY_BUDGET` (when
-    `retry_budget` is -1).
+    `retry_budget` is -1), `KNOWLEDGE_LLM_CONCURRENCY` (when `max_concurrency` is 0; default 8).
     Any field may instead be given as `dg.EnvVar("NAME")` to read another variable (which
     must then be set). The API key is deliberately not a field: it is read from
     `OPENAI_API_KEY` by the client alone, so it can never reach run config, metadata or logs.
@@ -48,7 +47,7 @@ class KnowledgeLLM(dg.ConfigurableResource):
     timeout_s: float = 0.0
     max_retries: int = DEFAULT_MAX_RETRIES
     retry_budget: int = -1
-    max_concurrency: int = DEFAULT_MAX_CONCURRENCY
+    max_concurrency: int = 0
     structured_output: StructuredOutputMode = "auto"
     # False bypasses the response cache; True leaves it to KNOWLEDGE_LLM_CACHE (default on).
     use_cache: bool = True
@@ -57,7 +56,8 @@ class KnowledgeLLM(dg.ConfigurableResource):
     def settings(self) -> LLMSettings:
         return resolve_settings(
             backend=self.backend, model=self.model, tier=self.tier, base_url=self.base_url,
-            timeout_s=self.timeout_s or None, max_retries=self.max_retries, max_concurrency=self.max_concurrency,
+            timeout_s=self.timeout_s or None, max_retries=self.max_retries,
+            max_concurrency=self.max_concurrency or None,
             structured_output=self.structured_output, use_cache=None if self.use_cache else False,
             retry_budget=None if self.retry_budget < 0 else self.retry_budget,
         )

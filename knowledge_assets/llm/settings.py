@@ -8,6 +8,7 @@ when a run starts, never at import time.
     KNOWLEDGE_LLM_CACHE    on | off            off bypasses the response cache
     KNOWLEDGE_LLM_TIMEOUT_S  seconds           one request's timeout (default 120; CLI --llm-timeout)
     KNOWLEDGE_LLM_RETRY_BUDGET  count          retries one run may spend in all (default 40)
+    KNOWLEDGE_LLM_CONCURRENCY  count           model calls in flight at once (default 8)
 
 Without a forced backend, `openai` is chosen when a key or a base URL is known, else the
 embedded `offline` extractor, so a user with no key and no network still gets output.
@@ -86,7 +87,7 @@ def resolve_settings(
     base_url: str = "",
     timeout_s: float | None = None,
     max_retries: int = DEFAULT_MAX_RETRIES,
-    max_concurrency: int = DEFAULT_MAX_CONCURRENCY,
+    max_concurrency: int | None = None,
     structured_output: StructuredOutputMode = "auto",
     use_cache: bool | None = None,
     retry_budget: int | None = None,
@@ -96,6 +97,8 @@ def resolve_settings(
         timeout_s = _number("KNOWLEDGE_LLM_TIMEOUT_S", DEFAULT_TIMEOUT_S)
     if retry_budget is None:
         retry_budget = int(_number("KNOWLEDGE_LLM_RETRY_BUDGET", DEFAULT_RETRY_BUDGET))
+    if max_concurrency is None:
+        max_concurrency = int(_number("KNOWLEDGE_LLM_CONCURRENCY", DEFAULT_MAX_CONCURRENCY))
     if use_cache is None:
         use_cache = os.environ.get("KNOWLEDGE_LLM_CACHE", "on").strip().lower() not in ("off", "0", "false", "no")
     api_key = os.environ.get("OPENAI_API_KEY") or None

@@ -1,12 +1,15 @@
 """Peak memory and wall time of a whole offline `knowledge-assets run` on a large text file and a
 long PDF, each at full and half size (issue 20 item 6). Run by hand, not a test:
 
-    python -m bench.bench_memory [--text-mb 50] [--pages 3000] [--project DIR] [--only text|pdf]
+    python -m bench.bench_memory [--text-mb 50] [--pages 3000] [--project DIR] [--only text|real|pdf]
 
 The text is generated prose, seeded and so the same on every run: numbered headings, a
 definition sentence (`X adalah …`, `X means …`) opening many sections, and paragraphs drawn
 from a vocabulary of a few thousand made-up words with a few hundred multi-word terms and
-abbreviations recurring across the document, the shape a long manual has. The PDF repeats the
+abbreviations recurring across the document, the shape a long manual has. The real text repeats
+a real specification (`--real-source`, RFC 9002 from the development corpus by default) to the
+same size: dense text whose definitions, formulas and rules recur by the thousand, what grows
+with the entities rather than the bytes (issue 31). The PDF repeats the
 sample PDF's pages (`bench_parse.build_long_pdf`). Each input runs the CLI as a separate
 process in a fresh home (its own DuckDB file and Dagster instance, offline backend); its peak
 RSS is `wait4`'s `ru_maxrss` of the child (the run is one process: Dagster executes in
@@ -28,6 +31,7 @@ from bench.bench_parse import build_long_pdf
 from bench.bench_whole_run import ROOT, run_once
 
 _CONSONANTS, _VOWELS = "bcdfghjklmnprstvwz", "aeiou"
+REAL_SOURCE = ROOT.parent / "shared" / "corpus" / "docs" / "rfc9002.txt"
 
 
 def _word(rng: random.Random) -> str:
@@ -89,6 +93,18 @@ def build_long_text(megabytes: float, out: Path) -> Path:
     return out
 
 
+def build_real_text(megabytes: float, source: Path, out: Path) -> Path:
+    """`source` written again and again to about `megabytes` MB, each copy's headings numbered
+    as the source numbers them: a real document's density at any size."""
+    text, target, written = source.read_text(encoding="utf-8"), int(megabytes * 1_000_000), 0
+    size = len(text.encode())
+    with out.open("w", encoding="utf-8") as fh:
+        while written < target:
+            fh.write(text)
+            written += size
+    return out
+
+
 def _print_stages(table: Path) -> float:
     """Prints the per-stage table and returns the run's peak, the highest stage's: resetting the
     high-water mark also resets what `wait4` reports."""
@@ -124,7 +140,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--text-mb", type=float, default=50.0)
     parser.add_argument("--pages", type=int, default=3000)
-    parser.add_argument("--only", choices=["text", "pdf"])
+    parser.add_argument("--only", choices=["text", "real", "pdf"])
+    parser.add_argument("--real-source", type=Path, default=REAL_SOURCE, help="the real text the real input repeats")
     parser.add_argument("--project", type=Path, default=ROOT, help="the checkout whose code runs")
     parser.add_argument("--stages", action="store_true", help="print each stage's peak RSS too")
     args = parser.parse_args()
@@ -135,6 +152,13 @@ def main() -> None:
         if args.only in (None, "text"):
             _measure("text", "MB", [args.text_mb / 2, args.text_mb],
                      lambda mb, out: build_long_text(mb, out.with_suffix(".txt")), scratch, project, args.stages)
+        if args.only in (None, "real"):
+            if args.real_source.is_file():
+                _measure("real", "MB", [args.text_mb / 2, args.text_mb],
+                         lambda mb, out: build_real_text(mb, args.real_source, out.with_suffix(".txt")),
+                         scratch, project, args.stages)
+            else:
+                print(f"real: {args.real_source} is not there (the development corpus); not measured")
         if args.only in (None, "pdf"):
             _measure("pdf", "pages", [args.pages // 2, args.pages],
                      lambda pages, out: build_long_pdf(int(pages), out.with_suffix(".pdf")),

@@ -34,6 +34,27 @@ def run_document(instance: dg.DagsterInstance, doc_id: str, **subset) -> dg.Exec
     return job.execute_in_process(instance=instance, partition_key=doc_id, raise_on_error=False, **subset)
 
 
+def run_through_launcher(root: Path, path: Path, set_env: dict[str, str],
+                         unset: tuple[str, ...] = ()) -> tuple[Store, str]:
+    """The whole graph for one document as `knowledge-assets run` launches it, in a store and an
+    instance of its own under `root`, with `set_env` set and `unset` removed for the run."""
+    from knowledge_assets.defs.launch import materialize_document
+
+    store = Store(root / "knowledge.duckdb")
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("KNOWLEDGE_DB", str(store.path))
+        for name, value in set_env.items():
+            env.setenv(name, value)
+        for name in unset:
+            env.delenv(name, raising=False)
+        (root / "dagster").mkdir()
+        with dg.instance_for_test(temp_dir=str(root / "dagster")) as instance:
+            doc_id = register(store, identify(path)).source.doc_id
+            outcome = materialize_document(instance, doc_id)
+    assert outcome.success, outcome.error
+    return store, doc_id
+
+
 @contextmanager
 def materialised_samples(root: Path, env: pytest.MonkeyPatch, paths=(SAMPLE_PDF, SAMPLE_MARKDOWN),
                          instance_config: dict | None = None):

@@ -116,8 +116,8 @@ def calls_planned(count: int) -> None:
     _advance(planned=count)
 
 
-def call_answered() -> None:
-    _advance(answered=1)
+def call_answered(count: int = 1) -> None:
+    _advance(answered=count)
 
 
 def _advance(planned: int = 0, answered: int = 0) -> None:

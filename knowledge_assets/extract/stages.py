@@ -12,7 +12,7 @@ domain_context ← glossary, formulas, rules; review_queue ← glossary, domain_
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
@@ -55,7 +55,14 @@ from knowledge_assets.link import (
 )
 from knowledge_assets.llm.extractor import Extractor
 from knowledge_assets.llm.prompts import load_prompt
-from knowledge_assets.llm.requests import FormulaRequest, RuleRequest, SourceChunk, chunk_batches, window_chars
+from knowledge_assets.llm.requests import (
+    ExtractionRequest,
+    FormulaRequest,
+    RuleRequest,
+    SourceChunk,
+    chunk_batches,
+    window_chars,
+)
 from knowledge_assets.llm.results import CallResult
 from knowledge_assets.llm.usage import usage_rows
 from knowledge_assets.queue import build_queue
@@ -86,6 +93,19 @@ class StageResult:
     rejected: list[c.RejectedField] = field(default_factory=list)
     figures: dict[str, int | float] = field(default_factory=dict)
     preview: list[dict] = field(default_factory=list)
+
+
+@dataclass
+class StagePlan:
+    """A stage's work for one document, cut at its model calls: the requests, read and built
+    from the store, and what turns their answers into the stage's result (guards, links and
+    the write). A step asks several documents' requests together (`extract.ahead`)."""
+
+    requests: list[ExtractionRequest]
+    finish: Callable[[list[CallResult]], StageResult]
+
+    def run(self, extractor: Extractor) -> StageResult:
+        return self.finish(extractor.run(self.requests))
 
 
 def _parsed_chunks(store: Store, doc_id: str) -> list[c.Chunk]:
@@ -133,34 +153,42 @@ def _marks(kept: Kept, earlier: EarlierResult, run_id: str) -> list[KeptRow]:
     return [earlier.mark(entity_id, run_id) for entity_id in kept.ids]
 
 
-def run_formulas(store: Store, extractor: Extractor, doc_id: str, run_id: str) -> StageResult:
+def plan_formulas(store: Store, extractor: Extractor, doc_id: str, run_id: str) -> StagePlan:
     parsed_chunks = _parsed_chunks(store, doc_id)
     clusters = load_clusters(store, doc_id)
     earlier = earlier_result(store, FORMULA, doc_id)
 
     chunks = {ch.chunk_id: ch for ch in parsed_chunks}
     source = _source_chunks(parsed_chunks)
-    results = extractor.run(list(candidate_requests(FormulaRequest, source, find_formulas(source))))
-    built = build_formulas(doc_id, [f for answer in _answers(results) for f in answer.formulas], chunks)
-    kept = keep_by_chunk(built.formulas, earlier, unanswered_keys(results), chunks, FORMULA.id_field)
-    formulas = link_formulas(kept.entities, term_index(clusters))
+    requests = list(candidate_requests(FormulaRequest, source, find_formulas(source)))
 
-    write_branch(store, FORMULA, doc_id, formulas, built.rejected, usage_rows(results, doc_id=doc_id, run_id=run_id),
-                 kept=_marks(kept, earlier, run_id))
-    variables = [v for f in formulas for v in f.variables]
-    return StageResult(
-        rows=len(formulas), results=results, rejected=built.rejected,
-        figures={
-            "formulas": len(formulas),
-            "variables": len(variables),
-            "variables_without_term": sum(v.term_id is None for v in variables),
-            "latex_verified": sum(f.latex_verification == "verified" for f in formulas),
-            "failed_calls": sum(not r.ok for r in results),
-            KEPT_FIGURE: len(kept.ids),
-        },
-        preview=[{"formula_id": f.formula_id, "name": f.name, "formula_latex": f.formula_latex,
-                  "latex_verification": f.latex_verification, "page_no": f.provenance.page_no} for f in formulas],
-    )
+    def finish(results: list[CallResult]) -> StageResult:
+        built = build_formulas(doc_id, [f for answer in _answers(results) for f in answer.formulas], chunks)
+        kept = keep_by_chunk(built.formulas, earlier, unanswered_keys(results), chunks, FORMULA.id_field)
+        formulas = link_formulas(kept.entities, term_index(clusters))
+
+        usage = usage_rows(results, doc_id=doc_id, run_id=run_id)
+        write_branch(store, FORMULA, doc_id, formulas, built.rejected, usage, kept=_marks(kept, earlier, run_id))
+        variables = [v for f in formulas for v in f.variables]
+        return StageResult(
+            rows=len(formulas), results=results, rejected=built.rejected,
+            figures={
+                "formulas": len(formulas),
+                "variables": len(variables),
+                "variables_without_term": sum(v.term_id is None for v in variables),
+                "latex_verified": sum(f.latex_verification == "verified" for f in formulas),
+                "failed_calls": sum(not r.ok for r in results),
+                KEPT_FIGURE: len(kept.ids),
+            },
+            preview=[{"formula_id": f.formula_id, "name": f.name, "formula_latex": f.formula_latex,
+                      "latex_verification": f.latex_verification, "page_no": f.provenance.page_no} for f in formulas],
+        )
+
+    return StagePlan(requests, finish)
+
+
+def run_formulas(store: Store, extractor: Extractor, doc_id: str, run_id: str) -> StageResult:
+    return plan_formulas(store, extractor, doc_id, run_id).run(extractor)
 
 
 def _same_term_variants(entries: Sequence[c.GlossaryEntry]) -> dict[str, list[str]]:
@@ -187,7 +215,7 @@ def _answers_by_term(results: Sequence[CallResult]) -> dict[str, object]:
     return answers
 
 
-def run_glossary(store: Store, extractor: Extractor, doc_id: str, run_id: str) -> StageResult:
+def plan_glossary(store: Store, extractor: Extractor, doc_id: str, run_id: str) -> StagePlan:
     parsed_chunks = _parsed_chunks(store, doc_id)
     clusters = load_clusters(store, doc_id)
     formulas = load_branch(store, FORMULA, doc_id)
@@ -202,40 +230,48 @@ def run_glossary(store: Store, extractor: Extractor, doc_id: str, run_id: str) -
     mentions = (ClusteredMention(*mention) for mention in clustered_mentions(store, doc_id))
     evidence = evidence_chunks(clusters, parsed_chunks, mentions, headings, definitions)
     mining = speaks_mining(chunk.text for chunk in parsed_chunks)
-    results = extractor.run(glossary_requests(clusters, evidence, definitions, mining))
-    built = build_glossary(doc_id, clusters, evidence, headings, _answers_by_term(results))
-    kept = keep_terms(built.entries, earlier, unanswered_keys(results), {ch.chunk_id: ch for ch in parsed_chunks})
-    rejected = [*built.rejected, *kept_rejections(earlier, [e for e in kept.entities if e.term_id in kept.ids])]
-    entries = link_glossary(kept.entities, formulas, index)
-    entries = diff_glossary(entries, previous, _same_term_variants(entries))
-    now = datetime.now(timezone.utc).replace(tzinfo=None)
-    version = [
-        {"doc_id": doc_id, "run_id": run_id, "created_at": now, "backend": extractor.backend.name,
-         "model": extractor.backend.deployment, "prompt_hash": prompt_hash,
-         "term_id": e.term_id, "term": e.term, "definition": e.definition}
-        for e in entries
-    ]
+    requests = list(glossary_requests(clusters, evidence, definitions, mining))
 
-    write_branch(store, GLOSSARY, doc_id, entries, rejected, usage_rows(results, doc_id=doc_id, run_id=run_id),
-                 history={"glossary_versions": version}, kept=_marks(kept, earlier, run_id))
-    return StageResult(
-        rows=len(entries), results=results, rejected=rejected,
-        figures={
-            "entries": len(entries),
-            "with_definition": sum(e.definition is not None for e in entries),
-            "abstained": sum(e.extraction_status == "no_definition_found" for e in entries),
-            "escalated": sum(e.extraction_status == "escalated" for e in entries),
-            "definitions_rejected": len(built.rejected_definitions),
-            "conflicts": sum(e.definition_conflict for e in entries),
-            "with_defining_formula": sum(e.defining_formula_id is not None for e in entries),
-            KEPT_FIGURE: len(kept.ids),
-        },
-        preview=[{"term_id": e.term_id, "term": e.term, "full_name": e.full_name, "definition": e.definition,
-                  "mention_count": e.mention_count, "status": e.extraction_status} for e in entries],
-    )
+    def finish(results: list[CallResult]) -> StageResult:
+        built = build_glossary(doc_id, clusters, evidence, headings, _answers_by_term(results))
+        kept = keep_terms(built.entries, earlier, unanswered_keys(results), {ch.chunk_id: ch for ch in parsed_chunks})
+        rejected = [*built.rejected, *kept_rejections(earlier, [e for e in kept.entities if e.term_id in kept.ids])]
+        entries = link_glossary(kept.entities, formulas, index)
+        entries = diff_glossary(entries, previous, _same_term_variants(entries))
+        now = datetime.now(timezone.utc).replace(tzinfo=None)
+        version = [
+            {"doc_id": doc_id, "run_id": run_id, "created_at": now, "backend": extractor.backend.name,
+             "model": extractor.backend.deployment, "prompt_hash": prompt_hash,
+             "term_id": e.term_id, "term": e.term, "definition": e.definition}
+            for e in entries
+        ]
+
+        write_branch(store, GLOSSARY, doc_id, entries, rejected, usage_rows(results, doc_id=doc_id, run_id=run_id),
+                     history={"glossary_versions": version}, kept=_marks(kept, earlier, run_id))
+        return StageResult(
+            rows=len(entries), results=results, rejected=rejected,
+            figures={
+                "entries": len(entries),
+                "with_definition": sum(e.definition is not None for e in entries),
+                "abstained": sum(e.extraction_status == "no_definition_found" for e in entries),
+                "escalated": sum(e.extraction_status == "escalated" for e in entries),
+                "definitions_rejected": len(built.rejected_definitions),
+                "conflicts": sum(e.definition_conflict for e in entries),
+                "with_defining_formula": sum(e.defining_formula_id is not None for e in entries),
+                KEPT_FIGURE: len(kept.ids),
+            },
+            preview=[{"term_id": e.term_id, "term": e.term, "full_name": e.full_name, "definition": e.definition,
+                      "mention_count": e.mention_count, "status": e.extraction_status} for e in entries],
+        )
+
+    return StagePlan(requests, finish)
 
 
-def run_rules(store: Store, extractor: Extractor, doc_id: str, run_id: str) -> StageResult:
+def run_glossary(store: Store, extractor: Extractor, doc_id: str, run_id: str) -> StageResult:
+    return plan_glossary(store, extractor, doc_id, run_id).run(extractor)
+
+
+def plan_rules(store: Store, extractor: Extractor, doc_id: str, run_id: str) -> StagePlan:
     parsed_chunks = _parsed_chunks(store, doc_id)
     clusters = load_clusters(store, doc_id)
     formulas = load_branch(store, FORMULA, doc_id)
@@ -243,29 +279,37 @@ def run_rules(store: Store, extractor: Extractor, doc_id: str, run_id: str) -> S
 
     chunks = {ch.chunk_id: ch for ch in parsed_chunks}
     source = _source_chunks(parsed_chunks)
-    results = extractor.run(list(candidate_requests(RuleRequest, source, find_rules(source))))
-    built = build_rules(doc_id, [r for answer in _answers(results) for r in answer.rules], chunks)
-    kept = keep_by_chunk(built.rules, earlier, unanswered_keys(results), chunks, RULE.id_field)
-    rules = link_rules(kept.entities, formulas, term_index(clusters))
+    requests = list(candidate_requests(RuleRequest, source, find_rules(source)))
 
-    write_branch(store, RULE, doc_id, rules, built.rejected, usage_rows(results, doc_id=doc_id, run_id=run_id),
-                 kept=_marks(kept, earlier, run_id))
-    return StageResult(
-        rows=len(rules), results=results, rejected=built.rejected,
-        figures={
-            "rules": len(rules),
-            "calculation": sum(r.rule_type == "calculation" for r in rules),
-            "interpretation": sum(r.rule_type == "interpretation" for r in rules),
-            "rules_without_terms": sum(not r.term_ids for r in rules),
-            "failed_calls": sum(not r.ok for r in results),
-            KEPT_FIGURE: len(kept.ids),
-        },
-        preview=[{"rule_id": r.rule_id, "rule_type": r.rule_type, "condition": r.condition,
-                  "consequence": r.consequence, "statement": r.statement} for r in rules],
-    )
+    def finish(results: list[CallResult]) -> StageResult:
+        built = build_rules(doc_id, [r for answer in _answers(results) for r in answer.rules], chunks)
+        kept = keep_by_chunk(built.rules, earlier, unanswered_keys(results), chunks, RULE.id_field)
+        rules = link_rules(kept.entities, formulas, term_index(clusters))
+
+        write_branch(store, RULE, doc_id, rules, built.rejected, usage_rows(results, doc_id=doc_id, run_id=run_id),
+                     kept=_marks(kept, earlier, run_id))
+        return StageResult(
+            rows=len(rules), results=results, rejected=built.rejected,
+            figures={
+                "rules": len(rules),
+                "calculation": sum(r.rule_type == "calculation" for r in rules),
+                "interpretation": sum(r.rule_type == "interpretation" for r in rules),
+                "rules_without_terms": sum(not r.term_ids for r in rules),
+                "failed_calls": sum(not r.ok for r in results),
+                KEPT_FIGURE: len(kept.ids),
+            },
+            preview=[{"rule_id": r.rule_id, "rule_type": r.rule_type, "condition": r.condition,
+                      "consequence": r.consequence, "statement": r.statement} for r in rules],
+        )
+
+    return StagePlan(requests, finish)
 
 
-def run_domain_context(store: Store, extractor: Extractor, doc_id: str, run_id: str) -> StageResult:
+def run_rules(store: Store, extractor: Extractor, doc_id: str, run_id: str) -> StageResult:
+    return plan_rules(store, extractor, doc_id, run_id).run(extractor)
+
+
+def plan_domain_context(store: Store, extractor: Extractor, doc_id: str, run_id: str) -> StagePlan:
     parsed_chunks = _parsed_chunks(store, doc_id)
     clusters = load_clusters(store, doc_id)
     glossary = load_branch(store, GLOSSARY, doc_id)
@@ -274,33 +318,41 @@ def run_domain_context(store: Store, extractor: Extractor, doc_id: str, run_id: 
     earlier = earlier_result(store, DOMAIN_CONTEXT, doc_id)
 
     request = domain_request(parsed_chunks)
-    results = extractor.run([request])
-    built = build_domain(doc_id, parsed_chunks, results[0].answer)
-    kept = keep_domain(built.domain, earlier, results[0].ok, {ch.chunk_id: ch for ch in parsed_chunks})
-    domain = complete_domain(link_domain(kept.entities[0], term_index(clusters)), glossary, formulas, rules)
+    requests = [request]
 
-    usage = usage_rows(results, doc_id=doc_id, run_id=run_id)
-    write_branch(store, DOMAIN_CONTEXT, doc_id, [domain], built.rejected, usage, kept=_marks(kept, earlier, run_id))
-    dangles = dangle_counts(glossary, formulas, rules, domain)
-    return StageResult(
-        rows=1, results=results, rejected=built.rejected,
-        figures={
-            "outline_headings": len(domain.outline),
-            "key_parameters": len(domain.key_parameters),
-            "key_parameters_unresolved": dangles.key_parameters_unresolved,
-            "variables_without_term": dangles.variables_without_term,
-            "rules_without_terms": dangles.rules_without_terms,
-            "n_terms": domain.n_terms, "n_formulas": domain.n_formulas, "n_rules": domain.n_rules,
-            "title_found": int(domain.title is not None),
-            "purpose_found": int(domain.purpose_verbatim is not None),
-            "title_candidates": sum(c.kind == "title" for c in request.candidates),
-            "purpose_candidates": sum(c.kind == "purpose" for c in request.candidates),
-            KEPT_FIGURE: len(kept.ids),
-        },
-        preview=[{"title": domain.title, "purpose_verbatim": domain.purpose_verbatim,
-                  "subdomains": ", ".join(domain.subdomains),
-                  "key_parameters": ", ".join(f"{k.surface}→{k.term_id}" for k in domain.key_parameters)}],
-    )
+    def finish(results: list[CallResult]) -> StageResult:
+        built = build_domain(doc_id, parsed_chunks, results[0].answer)
+        kept = keep_domain(built.domain, earlier, results[0].ok, {ch.chunk_id: ch for ch in parsed_chunks})
+        domain = complete_domain(link_domain(kept.entities[0], term_index(clusters)), glossary, formulas, rules)
+
+        usage = usage_rows(results, doc_id=doc_id, run_id=run_id)
+        write_branch(store, DOMAIN_CONTEXT, doc_id, [domain], built.rejected, usage, kept=_marks(kept, earlier, run_id))
+        dangles = dangle_counts(glossary, formulas, rules, domain)
+        return StageResult(
+            rows=1, results=results, rejected=built.rejected,
+            figures={
+                "outline_headings": len(domain.outline),
+                "key_parameters": len(domain.key_parameters),
+                "key_parameters_unresolved": dangles.key_parameters_unresolved,
+                "variables_without_term": dangles.variables_without_term,
+                "rules_without_terms": dangles.rules_without_terms,
+                "n_terms": domain.n_terms, "n_formulas": domain.n_formulas, "n_rules": domain.n_rules,
+                "title_found": int(domain.title is not None),
+                "purpose_found": int(domain.purpose_verbatim is not None),
+                "title_candidates": sum(c.kind == "title" for c in request.candidates),
+                "purpose_candidates": sum(c.kind == "purpose" for c in request.candidates),
+                KEPT_FIGURE: len(kept.ids),
+            },
+            preview=[{"title": domain.title, "purpose_verbatim": domain.purpose_verbatim,
+                      "subdomains": ", ".join(domain.subdomains),
+                      "key_parameters": ", ".join(f"{k.surface}→{k.term_id}" for k in domain.key_parameters)}],
+        )
+
+    return StagePlan(requests, finish)
+
+
+def run_domain_context(store: Store, extractor: Extractor, doc_id: str, run_id: str) -> StageResult:
+    return plan_domain_context(store, extractor, doc_id, run_id).run(extractor)
 
 
 def run_review_queue(store: Store, doc_id: str) -> StageResult:

@@ -168,13 +168,10 @@ class Extractor:
         truncated, one per half it was asked as (each result names its own request). Failed
         items come back as CallFailure records; only LLMConfigurationError (no call could
         succeed) is raised."""
-        calls = [self._call(request, depth=0) for request in requests]
-        pending = self._from_cache(calls)
-        if pending:
-            release = self.store is not None and self.backend.waits_on_a_model
-            with self.store.released() if release else contextlib.nullcontext():
-                self._ask(pending)
-        return [result for call in calls for result in call.results()]
+        with CallPool(self.max_concurrency, self.store, release=self.backend.waits_on_a_model) as pool:
+            asking = pool.ask(self, requests)
+            pool.wait_for(asking)
+        return asking.results()
 
     def _call(self, request: ExtractionRequest, depth: int) -> _Call:
         identity = self.backend.cache_identity(request) if self.cache is not None else None
@@ -206,40 +203,6 @@ class Extractor:
                     to_ask.append(call)
             calls = next_level
         return to_ask
-
-    def _ask(self, pending: list[_Call]) -> None:
-        pool = ThreadPoolExecutor(max_workers=self.max_concurrency, thread_name_prefix="llm")
-        fatal: list[LLMConfigurationError] = []
-        lock = threading.Lock()
-
-        def answer(request: ExtractionRequest) -> CallResult:
-            # After a configuration error every further call would fail the same way: a
-            # worker picks up no new request once one has seen it, and re-raises that error.
-            with lock:
-                if fatal:
-                    raise fatal[0]
-            try:
-                return self.backend.answer(request)
-            except LLMConfigurationError as exc:
-                with lock:
-                    fatal.append(exc)
-                raise
-
-        try:
-            asked: dict[Future, _Call] = {pool.submit(answer, call.request): call for call in pending}
-            progress.calls_planned(len(asked))
-            while asked:
-                done, _ = wait(asked, return_when=FIRST_COMPLETED)
-                for future in done:
-                    call = asked.pop(future)
-                    call.result = future.result()
-                    progress.call_answered()
-                    halves = self._settle(call)
-                    progress.calls_planned(len(halves))
-                    for half in halves:
-                        asked[pool.submit(answer, half.request)] = half
-        finally:
-            pool.shutdown(wait=True, cancel_futures=True)
 
     def _settle(self, call: _Call) -> list[_Call]:
         """Stores the call's answer; a truncated one is split, and its halves the cache does
@@ -273,3 +236,125 @@ class Extractor:
         usage = call_usage(request.branch, deployment=self.backend.deployment, tier=self.backend.tier,
                            latency_s=time.monotonic() - started, structured_output_mode=stored.structured_output_mode)
         return CallResult(request, response, usage, cache_hit=True)
+
+
+@dataclass
+class Asking:
+    """One set of requests (a document's share of a stage) on a `CallPool`: its calls, how
+    many are still out, and the error that stopped them, if one did (a configuration error, or
+    whatever a backend raised instead of returning a CallFailure)."""
+
+    extractor: Extractor
+    calls: list[_Call]
+    outstanding: int = 0
+    planned: int = 0
+    answered: int = 0
+    watched: bool = True
+    error: Exception | None = None
+
+    @property
+    def done(self) -> bool:
+        return self.outstanding == 0
+
+    def watch(self) -> None:
+        """From now on its calls are the current stage's progress: those planned and answered
+        so far are reported at once."""
+        if not self.watched:
+            self.watched = True
+            progress.calls_planned(self.planned)
+            progress.call_answered(self.answered)
+
+    def results(self) -> list[CallResult]:
+        assert self.done, "results() before every call was answered"
+        if self.error is not None:
+            raise self.error
+        return [result for call in self.calls for result in call.results()]
+
+
+class CallPool:
+    """Model calls of several sets of requests in flight together on one bounded pool of
+    threads: a step asks for its next documents while the model answers the calls of the
+    first ones, so its slots are not idle while one document's last calls come back.
+
+    Each set is asked through its own extractor (its document's retry budget and cache
+    entries); answers are stored, and truncated ones split, on the calling thread, in
+    `wait_for`. A configuration error seen by any call stops every further call of the pool:
+    each set still out ends with that error, which its `results()` raises."""
+
+    def __init__(self, max_concurrency: int, store: Store | None = None, release: bool = False):
+        self.max_concurrency = max_concurrency
+        self._store = store if release else None
+        self._pool = ThreadPoolExecutor(max_workers=max_concurrency, thread_name_prefix="llm")
+        self._asked: dict[Future, tuple[Asking, _Call]] = {}
+        self._fatal: list[LLMConfigurationError] = []
+        self._lock = threading.Lock()
+
+    def __enter__(self) -> CallPool:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._pool.shutdown(wait=True, cancel_futures=True)
+
+    @property
+    def outstanding(self) -> int:
+        """Calls asked and not yet answered, of every set."""
+        return len(self._asked)
+
+    def ask(self, extractor: Extractor, requests: Sequence[ExtractionRequest], *, watched: bool = True) -> Asking:
+        """Answers what the cache holds and submits the rest; `watched` False keeps its calls
+        out of the current stage's progress until `Asking.watch`."""
+        calls = [extractor._call(request, depth=0) for request in requests]
+        asking = Asking(extractor, calls, watched=watched)
+        self._submit(asking, extractor._from_cache(calls))
+        return asking
+
+    def wait_for(self, asking: Asking) -> None:
+        """Settles answers, of any set, until every call of `asking` is answered. Once it has to
+        wait on a model, the store's session is released until it returns (`Store.released`):
+        answers stored meanwhile open the file for that write only."""
+        with contextlib.ExitStack() as session:
+            released = False
+            while not asking.done:
+                done, _ = wait(self._asked, timeout=0, return_when=FIRST_COMPLETED)
+                if not done:
+                    if self._store is not None and not released:
+                        session.enter_context(self._store.released())
+                        released = True
+                    done, _ = wait(self._asked, return_when=FIRST_COMPLETED)
+                for future in done:
+                    self._settle(future)
+
+    def _submit(self, asking: Asking, calls: list[_Call]) -> None:
+        asking.outstanding += len(calls)
+        asking.planned += len(calls)
+        if asking.watched:
+            progress.calls_planned(len(calls))
+        for call in calls:
+            self._asked[self._pool.submit(self._answer, asking.extractor.backend, call.request)] = asking, call
+
+    def _answer(self, backend: Backend, request: ExtractionRequest) -> CallResult:
+        # After a configuration error every further call would fail the same way: a worker
+        # picks up no new request once one has seen it, and raises that error again.
+        with self._lock:
+            if self._fatal:
+                raise self._fatal[0]
+        try:
+            return backend.answer(request)
+        except LLMConfigurationError as exc:
+            with self._lock:
+                self._fatal.append(exc)
+            raise
+
+    def _settle(self, future: Future) -> None:
+        asking, call = self._asked.pop(future)
+        asking.outstanding -= 1
+        try:
+            call.result = future.result()
+        except Exception as exc:  # noqa: BLE001 — the set's own failure, raised by its results()
+            asking.error = asking.error or exc
+            return
+        asking.answered += 1
+        if asking.watched:
+            progress.call_answered()
+        if asking.error is None:
+            self._submit(asking, asking.extractor._settle(call))

@@ -13,6 +13,8 @@ from knowledge_assets.defs.partitions import documents
 from knowledge_assets.defs.resources import KnowledgeStore
 from knowledge_assets.errors import MissingUpstream
 from knowledge_assets.extract import stages
+from knowledge_assets.extract.ahead import AskedAhead
+from knowledge_assets.llm.extractor import CallPool
 from knowledge_assets.llm.prompts import load_prompt
 from knowledge_assets.llm.usage import usage_totals
 from knowledge_assets.review.web.links import document_review_url
@@ -67,19 +69,26 @@ def _run(work):
 
 
 def _extract(context: dg.AssetExecutionContext, knowledge_store: KnowledgeStore, knowledge_llm: KnowledgeLLM,
-             run_stage, table: str, branch: str):
+             plan_stage, table: str, branch: str):
     store = knowledge_store.open()
     run_id = context.run.run_id
 
-    def extract(doc_id: str) -> dg.MaterializeResult:
+    def plan(doc_id: str):
         # The retry budget is the document's, as when each document had its own run: a batch
         # spends no more retries on one document than a run of it alone would.
         extractor = knowledge_llm.extractor(store, f"{run_id}/{doc_id}")
-        result = _run(lambda: run_stage(store, extractor, doc_id, run_id))
-        drop_cached_pages(store)  # what the stage read and wrote is not kept beside the next one
-        return _result(result, table, None, knowledge_llm, branch)
+        return extractor, plan_stage(store, extractor, doc_id, run_id)
 
-    yield from materialize_each(context, extract, lambda doc_ids: _step_metadata(store, context, table, doc_ids))
+    # The step's documents share one pool of model calls (extract/ahead.py).
+    with CallPool(knowledge_llm.settings().max_concurrency, store, release=True) as pool:
+        documents = AskedAhead(context.partition_keys, plan, pool)
+
+        def extract(doc_id: str) -> dg.MaterializeResult:
+            result = _run(lambda: documents.result(doc_id))
+            drop_cached_pages(store)  # what the stage read and wrote is not kept beside the next one
+            return _result(result, table, None, knowledge_llm, branch)
+
+        yield from materialize_each(context, extract, lambda doc_ids: _step_metadata(store, context, table, doc_ids))
 
 
 def _step_metadata(store, context: dg.AssetExecutionContext, table: str, doc_ids: list[str]) -> dict[str, dict]:
@@ -104,7 +113,7 @@ def _code_version(branch: str, *upstream: dg.AssetsDefinition) -> str:
     "code and variables linked to terms. Table: formulas (+ rejected_fields, llm_usage).",
 )
 def formulas(context: dg.AssetExecutionContext, knowledge_store: KnowledgeStore, knowledge_llm: KnowledgeLLM):
-    return _extract(context, knowledge_store, knowledge_llm, stages.run_formulas, "formulas", "formula")
+    return _extract(context, knowledge_store, knowledge_llm, stages.plan_formulas, "formulas", "formula")
 
 
 @dg.asset(
@@ -115,7 +124,7 @@ def formulas(context: dg.AssetExecutionContext, knowledge_store: KnowledgeStore,
     "Table: glossary (+ glossary_versions, rejected_fields, llm_usage).",
 )
 def glossary(context: dg.AssetExecutionContext, knowledge_store: KnowledgeStore, knowledge_llm: KnowledgeLLM):
-    return _extract(context, knowledge_store, knowledge_llm, stages.run_glossary, "glossary", "glossary")
+    return _extract(context, knowledge_store, knowledge_llm, stages.plan_glossary, "glossary", "glossary")
 
 
 @dg.asset(
@@ -125,7 +134,7 @@ def glossary(context: dg.AssetExecutionContext, knowledge_store: KnowledgeStore,
     "split out, typed calculation or interpretation, linked to terms and formulas. Table: rules.",
 )
 def rules(context: dg.AssetExecutionContext, knowledge_store: KnowledgeStore, knowledge_llm: KnowledgeLLM):
-    return _extract(context, knowledge_store, knowledge_llm, stages.run_rules, "rules", "rule")
+    return _extract(context, knowledge_store, knowledge_llm, stages.plan_rules, "rules", "rule")
 
 
 @dg.asset(
@@ -136,7 +145,7 @@ def rules(context: dg.AssetExecutionContext, knowledge_store: KnowledgeStore, kn
     "from headings, key parameters corroborated by terms, subdomains aggregated, counts. Table: domain_context.",
 )
 def domain_context(context: dg.AssetExecutionContext, knowledge_store: KnowledgeStore, knowledge_llm: KnowledgeLLM):
-    return _extract(context, knowledge_store, knowledge_llm, stages.run_domain_context, "domain_context",
+    return _extract(context, knowledge_store, knowledge_llm, stages.plan_domain_context, "domain_context",
                     "domain_context")
 
 

@@ -1,0 +1,97 @@
+"""A step's documents asked of the model together (extract/ahead.py), against a real
+OpenAI-compatible server on 127.0.0.1: the documents after the current one are asked while it
+waits, each document's result is made from its own answers in its own order, a document whose
+planning failed fails in its turn alone, and the offline backend plans nothing ahead."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from knowledge_assets.extract.ahead import AskedAhead
+from knowledge_assets.extract.stages import StagePlan, StageResult
+from knowledge_assets.llm.extractor import CallPool, Extractor
+from knowledge_assets.llm.requests import RuleRequest, SourceChunk
+from knowledge_assets.llm.settings import resolve_settings
+from tests.llm.conftest import llm_settings, openai_server  # noqa: F401 — the fixtures this file uses
+
+DOCUMENTS = ["DOC-A", "DOC-B", "DOC-C"]
+
+
+def _request(doc_id: str, n: int) -> RuleRequest:
+    return RuleRequest(chunks=[SourceChunk(chunk_id=f"{doc_id}::{n:04d}", text=f"{doc_id} {n}: Jika A, maka B.")])
+
+
+class Planner:
+    """Each document's stage: two requests; its result names the chunks its answers came for.
+    Records the order in which documents were planned and finished."""
+
+    def __init__(self, settings, failing: str | None = None):
+        self.settings, self.failing = settings, failing
+        self.events: list[str] = []
+
+    def __call__(self, doc_id: str):
+        self.events.append(f"plan {doc_id}")
+        if doc_id == self.failing:
+            raise ValueError(f"{doc_id}: its chunks are missing")
+        requests = [_request(doc_id, n) for n in range(2)]
+
+        def finish(results) -> StageResult:
+            self.events.append(f"finish {doc_id}")
+            return StageResult(rows=len(results), results=results,
+                               figures={"chunks": [r.request.chunks[0].chunk_id for r in results if r.ok]})
+
+        return Extractor.from_settings(self.settings), StagePlan(requests, finish)
+
+
+def _results(planner: Planner, doc_ids, concurrency: int) -> dict[str, StageResult | Exception]:
+    found: dict[str, StageResult | Exception] = {}
+    with CallPool(concurrency) as pool:
+        documents = AskedAhead(doc_ids, planner, pool)
+        for doc_id in doc_ids:
+            try:
+                found[doc_id] = documents.result(doc_id)
+            except Exception as error:  # noqa: BLE001 — the document's own failure, checked below
+                found[doc_id] = error
+    return found
+
+
+def test_the_documents_after_the_current_one_are_asked_while_it_waits(openai_server, llm_settings):  # noqa: F811
+    # Held until six calls are out at once: only the three documents' calls together make six.
+    openai_server.hold_until_in_flight(6)
+    planner = Planner(replace(llm_settings, max_concurrency=8))
+
+    found = _results(planner, DOCUMENTS, concurrency=8)
+
+    assert openai_server.max_in_flight == 6
+    assert planner.events == [*(f"plan {d}" for d in DOCUMENTS), *(f"finish {d}" for d in DOCUMENTS)]
+    for doc_id in DOCUMENTS:
+        assert found[doc_id].figures["chunks"] == [f"{doc_id}::0000", f"{doc_id}::0001"]
+
+
+def test_the_pool_bounds_the_calls_of_every_document_together(openai_server, llm_settings):  # noqa: F811
+    openai_server.hold_until_in_flight(3)
+    found = _results(Planner(replace(llm_settings, max_concurrency=3)), DOCUMENTS, concurrency=3)
+
+    assert openai_server.max_in_flight == 3
+    assert all(found[d].figures["chunks"] == [f"{d}::0000", f"{d}::0001"] for d in DOCUMENTS)
+
+
+def test_a_document_whose_planning_failed_fails_in_its_turn_alone(openai_server, llm_settings):  # noqa: F811
+    found = _results(Planner(llm_settings, failing="DOC-B"), DOCUMENTS, concurrency=8)
+
+    assert isinstance(found["DOC-B"], ValueError) and "DOC-B" in str(found["DOC-B"])
+    assert found["DOC-A"].figures["chunks"] == ["DOC-A::0000", "DOC-A::0001"]
+    assert found["DOC-C"].figures["chunks"] == ["DOC-C::0000", "DOC-C::0001"]
+
+
+@pytest.mark.parametrize("concurrency", [1, 8])
+def test_the_offline_backend_plans_each_document_in_its_turn(concurrency, monkeypatch):
+    monkeypatch.setenv("KNOWLEDGE_LLM_BACKEND", "offline")
+    planner = Planner(resolve_settings())
+
+    found = _results(planner, DOCUMENTS, concurrency=concurrency)
+
+    assert planner.events == [event for d in DOCUMENTS for event in (f"plan {d}", f"finish {d}")]
+    assert all(isinstance(found[d], StageResult) for d in DOCUMENTS)

@@ -19,7 +19,10 @@ The CLI then runs as a child process in a fresh KNOWLEDGE_HOME, pointed at the s
 with KNOWLEDGE_LLM_CONCURRENCY set to `--concurrency`.
 
 Printed: the requests the server received and its peak in flight; the run's wall time against
-the ideal (requests x latency / concurrency); per stage (told apart by the response schema a
+the ideal (requests x latency / concurrency), and the window from the first request to the last
+answer against the same ideal and against the stages' floor (the in-process executor runs a
+stage's step after the one before it, so no window is shorter than the sum over stages of
+ceil(its requests / concurrency) x latency); per stage (told apart by the response schema a
 request names) and per document within it (by its chunk ids), the requests and the window from
 the first request's start to the last answer, against the same ideal; the machine's load
 average at start and end.
@@ -28,6 +31,7 @@ average at start and end.
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import re
 import shutil
@@ -36,7 +40,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -162,13 +166,20 @@ def _row(label: str, entries: list[Answered], since: float, latency: float, conc
             f"{ideal:>8.2f} {window / ideal:>7.1f}")
 
 
-def report(log: list[Answered], started: float, wall: float, latency: float, concurrency: int) -> None:
+def report(log: list[Answered], started: float, wall: float, latency: float, concurrency: int,
+           per_document: bool = True) -> None:
     ideal = len(log) * latency / concurrency
     print(f"wall {wall:.2f} s; ideal {len(log)} x {latency:g} s / {concurrency} = {ideal:.2f} s; "
           f"wall / ideal {wall / ideal:.1f}")
     first, last = min(e.started for e in log), max(e.answered for e in log)
-    print(f"before the first request {first - started:.2f} s; first request to last answer {last - first:.2f} s; "
+    window = last - first
+    print(f"before the first request {first - started:.2f} s; first request to last answer {window:.2f} s; "
           f"after the last answer {started + wall - last:.2f} s")
+    counts = Counter(entry.stage for entry in log)
+    floor = sum(math.ceil(count / concurrency) * latency for count in counts.values())
+    print(f"first request to last answer / ideal {window / ideal:.2f}; the stages' floor (each stage after the "
+          f"one before it, ceil(its requests / {concurrency}) x {latency:g} s) {floor:.2f} s, "
+          f"window / floor {window / floor:.2f}")
     print(f"{'stage (document)':<44} {'requests':>8} {'first s':>8} {'last s':>8} {'window':>8} {'ideal':>8} "
           f"{'ratio':>7}")
     by_stage: dict[str, list[Answered]] = defaultdict(list)
@@ -180,7 +191,8 @@ def report(log: list[Answered], started: float, wall: float, latency: float, con
         for entry in by_stage[stage]:
             by_document[entry.doc_id].append(entry)
         for doc_id, entries in sorted(by_document.items(), key=lambda item: min(e.started for e in item[1])):
-            print(_row(f"  {doc_id}", entries, started, latency, concurrency))
+            if per_document:
+                print(_row(f"  {doc_id}", entries, started, latency, concurrency))
     print("(first s, last s: seconds since the child started; ideal: requests x latency / concurrency)")
 
 
@@ -190,6 +202,7 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=8, help="the run's model concurrency")
     parser.add_argument("--documents", nargs="*", default=CORPUS_DOCUMENTS,
                         help=f"files of {CORPUS} to run beside the two samples")
+    parser.add_argument("--summary", action="store_true", help="per stage only, not per document")
     args = parser.parse_args()
     print("load average at start: {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
     with tempfile.TemporaryDirectory() as scratch:
@@ -206,7 +219,7 @@ def main() -> None:
     print(output.rstrip())
     print(f"requests received {received} ({timed.unplanned} unplanned); peak in flight {peak} "
           f"(concurrency {args.concurrency})")
-    report(timed.log, started, wall, args.latency, args.concurrency)
+    report(timed.log, started, wall, args.latency, args.concurrency, per_document=not args.summary)
     print("load average at end: {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
 
 

@@ -26,6 +26,7 @@ DIGESTS = {
     "parsed_documents": "2:21d04d201bb78631",
     "parsed_pages": "10:1a4280967b603ceb",
     "parsed_chunks": "57:90e38f5b81587b90",
+    "definition_candidates": "56:349ad8d8c22e613a",
     "term_mentions": "809:37e96205d852d42d",
     "term_clusters": "120:436bf83eaf9eab14",  # `KPI` heads its entry, not `KPIs` (D80)
     "llm_usage": "12:459fe7576232b68c",  # rule and formula batches sized by candidate window (D49)

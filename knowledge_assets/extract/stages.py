@@ -82,7 +82,7 @@ from knowledge_assets.store.knowledge import (
 from knowledge_assets.store.parsed import load_chunks
 from knowledge_assets.subdomains import speaks_mining
 from knowledge_assets.terms.clusters import TermCluster
-from knowledge_assets.terms.store import clustered_mentions, load_clusters
+from knowledge_assets.terms.store import clustered_mentions, load_clusters, load_definitions
 from knowledge_assets.verify.spans import normalise
 
 
@@ -225,7 +225,10 @@ def plan_glossary(store: Store, extractor: Extractor, doc_id: str, run_id: str) 
 
     index = term_index(clusters)
     headings = defining_headings(parsed_chunks, index)
-    definitions = definitions_by_term(clusters, find_definitions(_source_chunks(parsed_chunks)))
+    # Found by the term stage; found here only for terms stored before it stored them (a
+    # document without definitions is looked through again, and again finds none).
+    found = load_definitions(store, doc_id) or find_definitions(_source_chunks(parsed_chunks))
+    definitions = definitions_by_term(clusters, found)
     # Each mention is made a ClusteredMention as `evidence_chunks` reads it: never all at once.
     mentions = (ClusteredMention(*mention) for mention in clustered_mentions(store, doc_id))
     evidence = evidence_chunks(clusters, parsed_chunks, mentions, headings, definitions)

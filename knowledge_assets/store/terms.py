@@ -27,6 +27,14 @@ def clustered_mentions(store: Store, doc_id: str) -> list[tuple[str, int, int, s
         ).fetchall()
 
 
+def definition_candidate_rows(store: Store, doc_id: str) -> list[str]:
+    """The document's definition candidates as the JSON each was stored as, in document order."""
+    with store.connect() as con:
+        rows = con.execute("SELECT candidate FROM definition_candidates WHERE doc_id = ? ORDER BY position",
+                           [doc_id]).fetchall()
+    return [candidate for (candidate,) in rows]
+
+
 def kept_mention_count(store: Store, doc_id: str) -> int:
     """How many of the document's mentions the noise filter kept (clustered or not)."""
     (kept,) = store.fetch("SELECT count(*) AS n FROM term_mentions WHERE doc_id = ? AND noise IS NULL", [doc_id])

@@ -29,6 +29,10 @@ class Discovery:
     aliases: list[tuple[str, str]]  # two names of one concept ("Efisiensi Kerja", "Job Efficiency")
     symbol_keys: frozenset[str]  # term keys of formula left sides: single letters allowed there
     defined: list[Mention] = field(default_factory=list)  # the names definition candidates give
+    # Every definition candidate `find_definitions` found, those that name no term too: the
+    # glossary reads them as they are stored (`definition_candidates`), rather than finding
+    # them a second time.
+    definitions: list[Candidate] = field(default_factory=list)
 
     @property
     def defined_keys(self) -> frozenset[str]:
@@ -51,7 +55,8 @@ def discover(chunks: list[Chunk], words_of: ChunkWords | None = None) -> Discove
     # from the funnel's evidence, a definition may then attach to it.
     sources = source_chunks(chunks)
     sentences: list[Found] = []
-    definitions = [d for d in find_definitions(sources, sentences)
+    found_definitions = find_definitions(sources, sentences)
+    definitions = [d for d in found_definitions
                    if d.cue not in SENTENCE_CUES or introduces_its_term(d, _candidate_text(by_id, d))]
     defined = [m for d in definitions for m in _defined_names(by_id[d.chunk_id], d)]
     # A term the document introduces in quotes or emphasis is a term even where the scorer
@@ -90,7 +95,7 @@ def discover(chunks: list[Chunk], words_of: ChunkWords | None = None) -> Discove
             *glosses(chunk),
             *classified_terms(chunk),
         ]
-    return Discovery(candidates + defined, pairs, aliases, frozenset(symbols), defined)
+    return Discovery(candidates + defined, pairs, aliases, frozenset(symbols), defined, found_definitions)
 
 
 def _candidate_text(by_id: dict[str, Chunk], candidate: Candidate) -> str:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, replace
 
+from knowledge_assets.candidates.model import Candidate
 from knowledge_assets.contracts import Chunk, ParsedDocument, ParsedPage
 from knowledge_assets.terms.clusters import TermCluster, cluster_mentions
 from knowledge_assets.terms.discovery import discover
@@ -21,7 +22,7 @@ from knowledge_assets.terms.section_titles import section_titles
 from knowledge_assets.terms.tokens import chunk_words
 
 # Bump when a change to the stage can change its output: it feeds the asset's code_version.
-FUNNEL_VERSION = "6"
+FUNNEL_VERSION = "7"
 
 
 @dataclass(frozen=True)
@@ -30,6 +31,7 @@ class TermFunnel:
     page_count: int
     mentions: list[Mention]  # every raw mention in document order: noise reason or term_id set
     clusters: list[TermCluster]  # ranked
+    definitions: list[Candidate]  # every definition candidate, in document order (Discovery.definitions)
 
     @property
     def raw_mentions(self) -> int:
@@ -43,18 +45,30 @@ class TermFunnel:
         return dict(sorted(Counter(m.noise for m in self.mentions if m.noise).items()))
 
 
+@dataclass(frozen=True)
+class _Found:
+    """Of discovery's findings, what the funnel reads after the noise filter: the (short form,
+    long form) pairs and the aliases the clustering joins by, the keys of the names definitions
+    give, and the definition candidates."""
+
+    pairs: list[tuple[str, str]]
+    aliases: list[tuple[str, str]]
+    defined_keys: frozenset[str]
+    definitions: list[Candidate]
+
+
 def run_term_funnel(parsed: ParsedDocument) -> TermFunnel:
     # Chunks and pages are taken in document order whatever order they arrive in, so the
     # result, and every term_id, depends on the document alone.
     chunks = sorted(parsed.chunks, key=lambda c: c.seq)
     pages = sorted(parsed.pages, key=lambda p: p.page)
-    screened, pairs, aliases, defined = _screened_mentions(chunks, pages)
+    screened, found = _screened_mentions(chunks, pages)
     noise = [m for m in screened if m.noise is not None]
     kept = [m for m in screened if m.noise is None]
     del screened  # each mention is in one of the two lists; the kept ones are stamped anew below
-    clusters, clustered = cluster_mentions(parsed.doc_id, kept, chunks, pairs, aliases)
+    clusters, clustered = cluster_mentions(parsed.doc_id, kept, chunks, found.pairs, found.aliases)
     del kept
-    titles = section_titles(clustered, {chunk.chunk_id: chunk for chunk in chunks}, defined)
+    titles = section_titles(clustered, {chunk.chunk_id: chunk for chunk in chunks}, found.defined_keys)
     if titles:
         # A section's title is no term: its mentions are noise, the other clusters close ranks.
         ranked = (cluster for cluster in clusters if cluster.term_id not in titles)
@@ -64,20 +78,18 @@ def run_term_funnel(parsed: ParsedDocument) -> TermFunnel:
         clustered = [m for m in clustered if m.term_id not in titles]
     order = {chunk.chunk_id: chunk.seq for chunk in chunks}
     mentions = sorted(noise + clustered, key=lambda m: (order[m.chunk_id], m.start))
-    return TermFunnel(parsed.doc_id, parsed.page_count, mentions, clusters)
+    return TermFunnel(parsed.doc_id, parsed.page_count, mentions, clusters, found.definitions)
 
 
-def _screened_mentions(
-    chunks: list[Chunk], pages: list[ParsedPage]
-) -> tuple[list[Mention], list[tuple[str, str]], list[tuple[str, str]], frozenset[str]]:
-    """Every mention with the noise filter's verdict, the (short form, long form) pairs and
-    the aliases the clustering joins by, and the keys of the names definitions give. What only
-    these steps read (the chunks' words, the candidates, the mentions before their verdict) goes
-    when this returns: for a long document it is most of what the funnel would otherwise hold
-    while it clusters."""
+def _screened_mentions(chunks: list[Chunk], pages: list[ParsedPage]) -> tuple[list[Mention], _Found]:
+    """Every mention with the noise filter's verdict, and what else discovery found that the
+    funnel reads on. What only these steps read (the chunks' words, the candidates, the mentions
+    before their verdict) goes when this returns: for a long document it is most of what the
+    funnel would otherwise hold while it clusters."""
     # Each chunk is tokenised once; every extractor, the occurrence search and the noise
     # filter read the same words.
     words = chunk_words(chunks)
     found = discover(chunks, words)
     occurrences = with_defined_names(find_occurrences(chunks, found.candidates, words), found.defined)
-    return screen(occurrences, chunks, pages, found, words), found.pairs, found.aliases, found.defined_keys
+    screened = screen(occurrences, chunks, pages, found, words)
+    return screened, _Found(found.pairs, found.aliases, found.defined_keys, found.definitions)

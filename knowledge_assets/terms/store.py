@@ -3,17 +3,18 @@
 
 from __future__ import annotations
 
+from knowledge_assets.candidates.model import Candidate
 from knowledge_assets.contracts import Provenance
 from knowledge_assets.store.database import Store
-from knowledge_assets.store.terms import cluster_rows
+from knowledge_assets.store.terms import cluster_rows, definition_candidate_rows
 from knowledge_assets.store.terms import clustered_mentions as clustered_mentions  # extract/stages.py reads it here
 from knowledge_assets.terms.clusters import TermCluster
 from knowledge_assets.terms.funnel import TermFunnel
 
 
 def write_terms(store: Store, funnel: TermFunnel) -> None:
-    """Replaces the document's mentions and clusters together, so they never disagree. The rows
-    are generators, which the store inserts a batch at a time."""
+    """Replaces the document's mentions, definition candidates and clusters together, so they
+    never disagree. The rows are generators, which the store inserts a batch at a time."""
     store.replace_partition(
         funnel.doc_id,
         {
@@ -29,6 +30,10 @@ def write_terms(store: Store, funnel: TermFunnel) -> None:
                     "term_id": m.term_id,
                 }
                 for m in funnel.mentions
+            ),
+            "definition_candidates": (
+                {"doc_id": funnel.doc_id, "position": position, "candidate": candidate.model_dump_json()}
+                for position, candidate in enumerate(funnel.definitions)
             ),
             "term_clusters": (
                 {
@@ -46,6 +51,12 @@ def write_terms(store: Store, funnel: TermFunnel) -> None:
             ),
         },
     )
+
+
+def load_definitions(store: Store, doc_id: str) -> list[Candidate]:
+    """The definition candidates the term stage found in the document, in document order; empty
+    when none were stored (none found, or terms written before they were stored)."""
+    return [Candidate.model_validate_json(row) for row in definition_candidate_rows(store, doc_id)]
 
 
 def load_clusters(store: Store, doc_id: str) -> list[TermCluster]:

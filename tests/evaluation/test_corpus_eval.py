@@ -33,6 +33,7 @@ CORPUS_DIGESTS = {
     "parsed_documents": "24:22c1f379b05b38f9",
     "parsed_pages": "249:324a57bba689c662",
     "parsed_chunks": "1809:6a9a39e9780a1168",
+    "definition_candidates": "616:a16e5d621469d751",
     "term_mentions": "21540:32a401103af4c13c",
     "term_clusters": "2558:de6451fb77280d4b",
     "llm_usage": "188:a5d67c241c98bc31",

@@ -3,7 +3,11 @@
 import random
 import time
 
+from knowledge_assets.candidates.definitions import find_definitions
+from knowledge_assets.store.database import Store
+from knowledge_assets.terms.discovery import source_chunks
 from knowledge_assets.terms.funnel import run_term_funnel
+from knowledge_assets.terms.store import load_definitions, write_terms
 from tests.terms.conftest import repeated_document
 
 
@@ -92,3 +96,16 @@ def test_a_section_title_is_no_term_but_a_heading_the_text_uses_or_defines_is(tm
     titled = {m.surface for m in funnel.mentions if m.noise == "section_title"}
     assert "Related Resources" in titled and "Blast Radius" not in titled
     assert [c.rank for c in funnel.clusters] == list(range(1, len(funnel.clusters) + 1))
+
+
+def test_the_definitions_the_glossary_reads_are_those_the_stage_found_and_stored(sample_pdf, tmp_path):
+    # The glossary reads the term stage's definition candidates from the store instead of
+    # finding them again: they must be exactly what finding them again would give.
+    funnel = run_term_funnel(sample_pdf)
+    store = Store(tmp_path / "knowledge.duckdb")
+    write_terms(store, funnel)
+
+    found_again = find_definitions(source_chunks(sorted(sample_pdf.chunks, key=lambda c: c.seq)))
+    assert found_again and funnel.definitions == found_again
+    assert load_definitions(store, sample_pdf.doc_id) == found_again
+    assert load_definitions(store, "ANOTHER-DOC") == []

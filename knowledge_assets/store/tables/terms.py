@@ -14,6 +14,13 @@ TABLES: dict[str, dict[str, str]] = {
         "noise": "VARCHAR",
         "term_id": "VARCHAR",
     },
+    # Every definition candidate the term stage found, in document order, as JSON: the glossary
+    # reads them rather than finding them again.
+    "definition_candidates": {
+        "doc_id": "VARCHAR NOT NULL",
+        "position": "INTEGER NOT NULL",
+        "candidate": "VARCHAR NOT NULL",
+    },
     "term_clusters": {
         "doc_id": "VARCHAR NOT NULL",
         "term_id": "VARCHAR NOT NULL",

@@ -20,7 +20,8 @@ from knowledge_assets.errors import KnowledgeError
 from knowledge_assets.settings import is_shared_store, store_setting
 from knowledge_assets.store.copy import TableCopy, copy_store
 from knowledge_assets.store.database import Store
-from knowledge_assets.store.open import open_store, redact
+from knowledge_assets.store.open import open_store
+from knowledge_assets.store.redaction import redact
 
 _TABLE_CHARS = 20
 

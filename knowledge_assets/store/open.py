@@ -2,19 +2,15 @@
 
 Unset, the DuckDB file (`KNOWLEDGE_DB`, else `<home>/knowledge.duckdb`), exactly as before a
 shared store existed; a `postgresql://USER@HOST:PORT/DB` URL, the shared store
-(store/postgres.py), whose module, and psycopg with it, is imported only then.
+(store/postgres.py). psycopg is imported only when a PostgreSQL store connects (D63), so
+importing its module here costs a DuckDB user nothing.
 """
 
 from __future__ import annotations
 
-import re
-
 from knowledge_assets.settings import is_shared_store, store_setting
 from knowledge_assets.store.database import Store
-
-# `user:password@` in a URL, and `password=…` in a libpq key=value string or a URL's query.
-_SECRET = re.compile(r"(?P<keep>[a-z][a-z0-9+.-]*://[^:/@\s]*):[^@\s]*@|(?P<key>password\s*=\s*)[^\s&]+",
-                     re.IGNORECASE)
+from knowledge_assets.store.postgres import PostgresStore
 
 
 def open_store(setting: str | None = None, lock_timeout_s: float = 180.0) -> Store:
@@ -23,13 +19,5 @@ def open_store(setting: str | None = None, lock_timeout_s: float = 180.0) -> Sto
     which every caller already takes."""
     setting = setting or store_setting()
     if is_shared_store(setting):
-        from knowledge_assets.store.postgres import PostgresStore
-
         return PostgresStore(setting, lock_timeout_s)  # type: ignore[return-value]
     return Store(setting, lock_timeout_s)
-
-
-def redact(text: str) -> str:
-    """`text` with every URL password and libpq `password=` value replaced by `***`: what a
-    message, an error or metadata may say about a store."""
-    return _SECRET.sub(lambda m: f"{m['keep']}:***@" if m["keep"] is not None else f"{m['key']}***", text)

@@ -60,7 +60,7 @@ from knowledge_assets.store.database import (
     row_dicts,
     struct_fields,
 )
-from knowledge_assets.store.open import redact
+from knowledge_assets.store.redaction import redact
 from knowledge_assets.store.schema import TABLES
 
 # The natural key of each table that has one.

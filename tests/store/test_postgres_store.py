@@ -17,8 +17,9 @@ import pytest
 
 from knowledge_assets.store.database import Store, StoreError
 from knowledge_assets.store.knowledge import stored_rows
-from knowledge_assets.store.open import open_store, redact
+from knowledge_assets.store.open import open_store
 from knowledge_assets.store.postgres import KEYS, PostgresStore, create_statement, placeholders
+from knowledge_assets.store.redaction import redact
 from knowledge_assets.store.review import append_batch, batch_rows, decision_rows
 from knowledge_assets.store.schema import TABLES
 from tests.conftest import PROJECT_ROOT
@@ -226,12 +227,6 @@ def test_unset_the_store_is_the_duckdb_file(tmp_path, monkeypatch):
 def test_placeholders_are_translated_outside_quotes_only():
     assert placeholders("SELECT '?', \"a?\" FROM t WHERE x = ? AND y LIKE 'p%' AND z = ?") == (
         "SELECT '?', \"a?\" FROM t WHERE x = %s AND y LIKE 'p%%' AND z = %s")
-
-
-def test_redaction_hides_url_and_keyword_passwords():
-    redacted = redact("postgresql://u:p4ss@h/db and host=h password=p4ss")
-    assert redacted == "postgresql://u:***@h/db and host=h password=***"
-    assert redact("postgresql://u@h/db") == "postgresql://u@h/db"
 
 
 def test_rows_given_as_generators_are_all_written(postgres_server):

@@ -16,6 +16,11 @@ again.
 
 The instance's database connections are held for the command (`hold_connections`).
 
+A run writes the store of the `knowledge_store` resource, `KNOWLEDGE_STORE`'s by default; a
+caller with a store of its own (the capture's private DuckDB file, `defs/capture.py`) names it
+as that resource's run config, which outranks any setting: an environment variable set for the
+run would lose to `KNOWLEDGE_STORE` on a shared-store machine and write the shared store.
+
 A document's time is its own: the sum of its `document_seconds` over the run's assets, plus an
 equal share of what the run spent outside any document's work (Dagster's step overhead, the
 checks). A run of one document is its wall time, as before.
@@ -40,8 +45,10 @@ from knowledge_assets.defs import queued
 from knowledge_assets.defs.assets.batch import DOCUMENT_SECONDS, FAILED_DOCUMENTS
 from knowledge_assets.defs.jobs import RUNNABLE, check_document, extract_document
 from knowledge_assets.defs.partitions import documents
+from knowledge_assets.defs.resources import KnowledgeStore
 from knowledge_assets.defs.stale_runs import process_tags
 from knowledge_assets.errors import KnowledgeError
+from knowledge_assets.store.redaction import redact
 
 JOB_NAME = extract_document.name
 LAUNCHED_BY_TAG = "knowledge_assets/launched_by"
@@ -89,17 +96,19 @@ def add_partitions(instance: dg.DagsterInstance, doc_ids: Sequence[str]) -> None
         instance.add_dynamic_partitions(documents.name, new)
 
 
-def materialize_document(instance: dg.DagsterInstance, doc_id: str, verbose: bool = False) -> PartitionOutcome:
-    return materialize_documents(instance, [doc_id], verbose)[doc_id]
+def materialize_document(instance: dg.DagsterInstance, doc_id: str, verbose: bool = False,
+                         store: str | None = None) -> PartitionOutcome:
+    return materialize_documents(instance, [doc_id], verbose, store)[doc_id]
 
 
 def materialize_documents(
-    instance: dg.DagsterInstance, doc_ids: Sequence[str], verbose: bool = False
+    instance: dg.DagsterInstance, doc_ids: Sequence[str], verbose: bool = False, store: str | None = None
 ) -> dict[str, PartitionOutcome]:
-    """Every document's outcome, by doc_id, each document materialised once."""
+    """Every document's outcome, by doc_id, each document materialised once, into `store` (a
+    DuckDB file path or a PostgreSQL URL) when given, else the store the settings name."""
     hold_connections(instance)
     add_partitions(instance, doc_ids)
-    return _materialize(instance, list(dict.fromkeys(doc_ids)), verbose)
+    return _materialize(instance, list(dict.fromkeys(doc_ids)), verbose, store)
 
 
 def hold_connections(instance: dg.DagsterInstance) -> None:
@@ -109,7 +118,8 @@ def hold_connections(instance: dg.DagsterInstance) -> None:
     instance.optimize_for_webserver(statement_timeout=0, pool_recycle=_POOL_RECYCLE_S, max_overflow=_POOL_OVERFLOW)
 
 
-def _materialize(instance: dg.DagsterInstance, doc_ids: list[str], verbose: bool) -> dict[str, PartitionOutcome]:
+def _materialize(instance: dg.DagsterInstance, doc_ids: list[str], verbose: bool,
+                 store: str | None) -> dict[str, PartitionOutcome]:
     """Runs the documents in waves: each wave's runs, then the survivors and the failed of the
     runs over several documents that failed, until every document has its outcome."""
     order = instance.get_dynamic_partitions(documents.name)
@@ -117,7 +127,7 @@ def _materialize(instance: dg.DagsterInstance, doc_ids: list[str], verbose: bool
     wave = contiguous_ranges(order, doc_ids)
     while wave:
         retry: list[list[str]] = []
-        for batch, run in zip(wave, _run_batches(instance, wave, verbose), strict=True):
+        for batch, run in zip(wave, _run_batches(instance, wave, verbose, store=store), strict=True):
             if run.success or len(batch) == 1:
                 outcomes |= _outcomes(run, batch)
                 continue
@@ -127,18 +137,19 @@ def _materialize(instance: dg.DagsterInstance, doc_ids: list[str], verbose: bool
             retry += contiguous_ranges(order, [d for d in batch if d not in failed])
             retry += [[doc_id] for doc_id in batch if doc_id in failed]
         wave = retry
-    _check_failed(instance, contiguous_ranges(order, [d for d, o in outcomes.items() if not o.success]), verbose)
+    _check_failed(instance, contiguous_ranges(order, [d for d, o in outcomes.items() if not o.success]), verbose,
+                  store)
     return outcomes
 
 
-def _check_failed(instance: dg.DagsterInstance, batches: list[list[str]], verbose: bool) -> None:
+def _check_failed(instance: dg.DagsterInstance, batches: list[list[str]], verbose: bool, store: str | None) -> None:
     """The checks of the documents that failed, run alone after their failed runs: they read
     what the store holds of each (nothing, for a file that never parsed: each check is skipped
     with its reason) and take the place of the failed run's planned checks, which Dagster would
     resolve as "execution failed" and count against the check of every document
     (docs/decisions.md D90). The documents' outcomes are their failed runs'; this adds none."""
     if batches:
-        _run_batches(instance, batches, verbose, CHECK_JOB_NAME)
+        _run_batches(instance, batches, verbose, CHECK_JOB_NAME, store)
 
 
 @dataclass(frozen=True)
@@ -160,11 +171,16 @@ class FinishedRun:
 
 
 def _run_batches(instance: dg.DagsterInstance, wave: list[list[str]], verbose: bool,
-                 job_name: str = JOB_NAME) -> list[FinishedRun]:
+                 job_name: str = JOB_NAME, store: str | None = None) -> list[FinishedRun]:
     """Each batch's run: on a shared instance all submitted to its queue at once and waited for
     (`defs/queued.py`), else executed here one after another. Either way the outcome is read
-    back from the instance, so both paths report alike (docs/decisions.md D85)."""
+    back from the instance, so both paths report alike (docs/decisions.md D85). A store of the
+    caller's own is for runs in this process: a queued run executes elsewhere, on the settings'
+    shared store."""
     if queued.is_shared(instance):
+        if store is not None:
+            raise queued.UnsharedStore(f"a run into the store {redact(store)} executes in this process, not through "
+                                       f"the queue of the shared instance {instance.root_directory}")
         queued.require_shared_store(instance)
         queued.require_daemon(instance)
         run_ids = [queued.submit(job_name, _tags(batch)) for batch in wave]
@@ -173,7 +189,7 @@ def _run_batches(instance: dg.DagsterInstance, wave: list[list[str]], verbose: b
     runs = []
     for batch in wave:
         started = time.perf_counter()
-        result = _execute(instance, batch, verbose, job_name)
+        result = _execute(instance, batch, verbose, job_name, store)
         runs.append(FinishedRun.read(instance, result.run_id, time.perf_counter() - started))
     return runs
 
@@ -224,7 +240,7 @@ def _tags(batch: list[str]) -> dict[str, str]:
 
 
 def _execute(instance: dg.DagsterInstance, batch: list[str], verbose: bool,
-             job_name: str = JOB_NAME) -> dg.ExecuteInProcessResult:
+             job_name: str = JOB_NAME, store: str | None = None) -> dg.ExecuteInProcessResult:
     job = RUNNABLE.resolve_job_def(job_name)
     # A job of checks alone has no partitions of its own: its partition is its run's tag.
     by_key = len(batch) == 1 and job.partitions_def is not None
@@ -236,7 +252,10 @@ def _execute(instance: dg.DagsterInstance, batch: list[str], verbose: bool,
         # The run's events still go to the instance (and the UI); the terminal gets the
         # summary line the CLI prints, not Dagster's stream, whose step failures come with
         # stack traces (--verbose shows them).
-        run_config={"loggers": {"console": {"config": {"log_level": "DEBUG" if verbose else "CRITICAL"}}}},
+        run_config=dg.RunConfig(
+            loggers={"console": {"config": {"log_level": "DEBUG" if verbose else "CRITICAL"}}},
+            resources={} if store is None else {"knowledge_store": KnowledgeStore(database=store)},
+        ),
         tags=tags | process_tags(),
     )
 

@@ -176,7 +176,7 @@ def _decision(commands: argparse._SubParsersAction, name: str, help: str, handle
 
 def add_commands(subparsers: argparse._SubParsersAction, document_states=None) -> None:
     """Adds `review` and its subcommands to the `knowledge-assets` parser; `document_states`
-    reads each document's run state for the pages (review/web/app.py `DocumentStates`)."""
+    reads each document's run state for the pages (review/web/context.py `DocumentStates`)."""
     review = subparsers.add_parser("review", help="expert review: list, show, approve, reject, edit, serve")
     commands = review.add_subparsers(dest="review_command", required=True)
     listing = _entry(commands, "list", "the document's pending entries, in queue order", cmd_list)

@@ -27,7 +27,7 @@ from knowledge_assets.ingest.documents import identify
 from knowledge_assets.review.decisions import history, record_decision
 from knowledge_assets.review.documents import queue_entries, worklist
 from knowledge_assets.review.status import review_statuses
-from knowledge_assets.review.web.app import QUEUE_PAGE_SIZE
+from knowledge_assets.review.web.pages import QUEUE_PAGE_SIZE
 from knowledge_assets.store.registry import register
 from tests.conftest import PROJECT_ROOT, SAMPLE_MARKDOWN, SAMPLE_PDF
 from tests.review.conftest import KPI, PRM

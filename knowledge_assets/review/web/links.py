@@ -1,6 +1,7 @@
-"""Where the review pages of a running `review serve` are, for links from elsewhere (the
-Dagster UI's materialisations). The base URL is the reviewer's deployment, so it comes from
-the environment when a link is made; unset, no link is made."""
+"""Where the review pages are: the paths the pages link and redirect to each other by, and, for
+links from elsewhere (the Dagster UI's materialisations), the same pages on a running `review
+serve`. The base URL is the reviewer's deployment, so it comes from the environment when a link
+is made; unset, no link is made."""
 
 from __future__ import annotations
 
@@ -8,6 +9,14 @@ import os
 from urllib.parse import quote
 
 REVIEW_URL_VARIABLE = "KNOWLEDGE_REVIEW_URL"
+
+
+def entry_url(ref: str, doc_id: str) -> str:
+    return f"/entries/{quote(ref, safe='')}?doc_id={quote(doc_id, safe='')}"
+
+
+def queue_url(doc_id: str) -> str:
+    return f"/documents/{quote(doc_id, safe='')}"
 
 
 def review_base_url() -> str | None:
@@ -19,4 +28,4 @@ def review_base_url() -> str | None:
 def document_review_url(doc_id: str) -> str | None:
     """The document's review queue page, or None when no review URL is configured."""
     base = review_base_url()
-    return None if base is None else f"{base}/documents/{quote(doc_id, safe='')}"
+    return None if base is None else f"{base}{queue_url(doc_id)}"

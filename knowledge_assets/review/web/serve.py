@@ -6,7 +6,8 @@ import sys
 
 import uvicorn
 
-from knowledge_assets.review.web.app import DocumentStates, create_app
+from knowledge_assets.review.web.app import create_app
+from knowledge_assets.review.web.context import DocumentStates
 from knowledge_assets.store.redaction import redact
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")

@@ -19,7 +19,8 @@ from knowledge_assets.review.approved import export_approved
 from knowledge_assets.review.decisions import history
 from knowledge_assets.review.documents import queue_entries, worklist
 from knowledge_assets.review.status import review_statuses
-from knowledge_assets.review.web import app as web
+from knowledge_assets.review.web.app import create_app
+from knowledge_assets.review.web.pages import QUEUE_PAGE_SIZE
 from knowledge_assets.store.registry import latest_source
 from tests.conftest import SAMPLE_PDF
 from tests.review.conftest import KPI, PRM, snapshot
@@ -107,7 +108,7 @@ def _queue_refs(html: str) -> list[str]:
 
 def test_the_queue_lists_every_entry_pending_first_in_the_worklist_order(client, server):
     refs = []
-    for n in range(1, 1 + -(-len(queue_entries(server.store, PRM)) // web.QUEUE_PAGE_SIZE)):  # page by page
+    for n in range(1, 1 + -(-len(queue_entries(server.store, PRM)) // QUEUE_PAGE_SIZE)):  # page by page
         page = client.get(f"/documents/{PRM}?page={n}")
         assert page.status == 200
         refs += [ref.replace("%3A", ":") for ref in _queue_refs(page.text)]
@@ -455,12 +456,12 @@ def test_an_entry_whose_content_changed_after_approval_says_why_it_is_back_in_th
 
 
 def test_a_bind_beyond_loopback_accepts_its_own_address_and_loopback_only():
-    from knowledge_assets.review.web.app import _allowed_hosts
+    from knowledge_assets.review.web.security import allowed_hosts
 
-    assert _allowed_hosts("127.0.0.1") == ("127.0.0.1", "localhost", "[::1]")
-    assert _allowed_hosts("10.1.2.3") == ("127.0.0.1", "localhost", "[::1]", "10.1.2.3")
-    assert _allowed_hosts("fd00::5")[-1] == "[fd00::5]"
-    assert _allowed_hosts("0.0.0.0") == ("*",)
+    assert allowed_hosts("127.0.0.1") == ("127.0.0.1", "localhost", "[::1]")
+    assert allowed_hosts("10.1.2.3") == ("127.0.0.1", "localhost", "[::1]", "10.1.2.3")
+    assert allowed_hosts("fd00::5")[-1] == "[fd00::5]"
+    assert allowed_hosts("0.0.0.0") == ("*",)
 
 
 def test_the_queue_searches_term_full_name_definition_and_rule_text_in_any_case(client, server):
@@ -478,8 +479,8 @@ def test_the_queue_searches_term_full_name_definition_and_rule_text_in_any_case(
 
 
 def test_the_queue_is_paged_keeping_its_filters_and_search(extracted, monkeypatch):
-    monkeypatch.setattr(web, "QUEUE_PAGE_SIZE", 5)
-    client = TestClient(web.create_app(extracted.path), base_url="http://127.0.0.1")
+    monkeypatch.setattr("knowledge_assets.review.web.pages.QUEUE_PAGE_SIZE", 5)
+    client = TestClient(create_app(extracted.path), base_url="http://127.0.0.1")
     entries = queue_entries(extracted, PRM)
     terms = [e.ref for e in entries if e.kind == "term"]
     assert len(terms) > 5

@@ -13,7 +13,7 @@ from starlette.testclient import TestClient
 
 from knowledge_assets.ingest.documents import identify
 from knowledge_assets.review.documents import RunState
-from knowledge_assets.review.web import app as web
+from knowledge_assets.review.web.app import create_app
 from knowledge_assets.store.registry import register
 from tests.review.conftest import KPI, PRM
 
@@ -44,7 +44,7 @@ def broken(extracted, tmp_path):
     def states(asked):
         return {doc_id: RunState("failed", CAUSE, FAILED_AT) for doc_id in asked if doc_id in failed}
 
-    client = TestClient(web.create_app(extracted.path, document_states=states), base_url="http://127.0.0.1")
+    client = TestClient(create_app(extracted.path, document_states=states), base_url="http://127.0.0.1")
     return client, doc_ids, tmp_path
 
 

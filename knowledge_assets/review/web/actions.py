@@ -64,7 +64,7 @@ class Actions:
         if decision is None:
             raise HTTPException(400, "unknown decision; use approve, reject, edit or undo")
         shown = forms.shown(fields)
-        with self.review.session() as store:
+        with self.review.held_store() as store:
             item, entries, index = self.review.locate(store, request.path_params["entry_id"], value("doc_id"))
             try:
                 edited = (validate_edit(item, forms.edited_payload(item, fields), "the edit form")
@@ -81,7 +81,7 @@ class Actions:
     def _undo_entry(self, request: Request, fields: dict[str, list[str]]) -> Response:
         """Undoes the entry's latest decision, the one its page showed (`review_id`)."""
         shown = forms.shown(fields)
-        with self.review.session() as store:
+        with self.review.held_store() as store:
             item, _, _ = self.review.locate(store, request.path_params["entry_id"], forms.value(fields, "doc_id"))
             try:
                 done = undo(store, item.doc_id, [forms.value(fields, "review_id")], forms.value(fields, "reviewer"),
@@ -108,7 +108,7 @@ class Actions:
             raise HTTPException(400, "a batch approves or rejects")
         picked = forms.picked(fields)
         back = queue_url(doc_id) + forms.filters_query(parse_qs(forms.value(fields, "filters")))
-        with self.review.session() as store:
+        with self.review.held_store() as store:
             by_ref = {e.ref: e for e in self.review.entries(store, doc_id)}
             unknown = [ref for ref in picked if ref not in by_ref]
             if unknown:
@@ -147,7 +147,7 @@ class Actions:
         doc_id = request.path_params["doc_id"]
         picked = forms.picked(fields)
         again = f"{queue_url(doc_id)}?batch={quote(forms.value(fields, 'batch'), safe='')}"
-        with self.review.session() as store:
+        with self.review.held_store() as store:
             entries = self.review.entries(store, doc_id)  # a document that cannot be reviewed is a 404 here too
             batch = next((b for b in batches(store, doc_id) if b.batch_id == forms.value(fields, "batch")), None)
             if batch is None:
@@ -170,7 +170,7 @@ class Actions:
 
     def _export(self, request: Request) -> Response:
         doc_id = request.path_params.get("doc_id")
-        with self.review.session() as store, tempfile.TemporaryDirectory() as tmp:
+        with self.review.held_store() as store, tempfile.TemporaryDirectory() as tmp:
             try:
                 # The folders and the index `export --approved` writes, by the same code.
                 written = export_approved(store, Path(tmp), [doc_id] if doc_id else None).written

@@ -56,7 +56,7 @@ class ReviewApp:
         self.store = open_store(settings.store, lock_timeout_s=settings.lock_timeout_s)
 
     @contextmanager
-    def session(self) -> Iterator[Store]:
+    def held_store(self) -> Iterator[Store]:
         """The store over one connection for the whole request: one consistent view, the file
         opened once (or, while a materialisation holds it, waited for once)."""
         with held_on_one_connection(self.store) as store:

@@ -66,7 +66,7 @@ class Pages:
         self.review = review
 
     def documents(self, request: Request) -> Response:
-        with self.review.session() as store:
+        with self.review.held_store() as store:
             summaries = document_summaries(store)
             behind = not_current(store, [s.doc_id for s in summaries])
         lagging = {state.doc_id for state in behind}
@@ -81,7 +81,7 @@ class Pages:
     def queue(self, request: Request) -> Response:
         doc_id = request.path_params["doc_id"]
         chosen = {name: request.query_params.get(name, "") for name in forms.FILTERS}
-        with self.review.session() as store:
+        with self.review.held_store() as store:
             summary = next(iter(document_summaries(store, [doc_id], with_states=False)), None)
             if summary is not None and doc_id not in extracted_documents(store):
                 return self._unextracted(request, store, summary)
@@ -125,7 +125,7 @@ class Pages:
         """The document's tallies and each entry's state now: what a page shown again from the
         browser's history (or a tab left open while another decided) refreshes itself with."""
         doc_id = request.path_params["doc_id"]
-        with self.review.session() as store:
+        with self.review.held_store() as store:
             entries = self.review.entries(store, doc_id)
         return JSONResponse(
             {"progress": [{"kind": p.kind or "all", "decided": p.decided, "total": p.total} for p in progress(entries)],
@@ -133,7 +133,7 @@ class Pages:
             headers={"Cache-Control": "no-store"})
 
     def entry(self, request: Request) -> Response:
-        with self.review.session() as store:
+        with self.review.held_store() as store:
             item, entries, index = self.review.locate(
                 store, request.path_params["entry_id"], request.query_params.get("doc_id")
             )
@@ -179,7 +179,7 @@ class Pages:
 
     def page_image(self, request: Request) -> Response:
         doc_id, page_no = request.path_params["doc_id"], request.path_params["page_no"]
-        with self.review.session() as store:
+        with self.review.held_store() as store:
             document = reviewed_source(store, doc_id)
             pages = page_count(store, doc_id)
         if document is None or document.kind != "pdf":

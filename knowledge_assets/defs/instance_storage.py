@@ -19,15 +19,24 @@ The events are then what Dagster shows, not what the store holds, and a rerun wr
 
 The home's dagster.yaml names this class (`knowledge_assets.defs.instance`); a DAGSTER_HOME with
 its own dagster.yaml, or none, keeps whatever storage that names (docs/decisions.md D72).
+
+It overrides private parts of Dagster's class, so it is guarded (`held_log_unfit`, D93): loaded
+on a Dagster it was not tested with, or one whose overridden names changed, the class hands
+Dagster its own `DagsterSqliteStorage` on the same folder (the same files and layout; each event
+then costs what Dagster's costs) and says so in one line on stderr, instead of failing every
+instance that names it.
 """
 
 from __future__ import annotations
 
+import inspect
+import sys
 import threading
 from collections import OrderedDict
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
+import dagster as dg
 import sqlalchemy as db
 from dagster._config import StringSource
 from dagster._core.events.log import EventLogEntry
@@ -43,6 +52,42 @@ from dagster._core.storage.sqlite_storage import (
 )
 from dagster._serdes import ConfigurableClassData
 from dagster._utils import mkdir_p
+
+# The Dagster versions the held log was tested with (pyproject pins one). Add a version once the
+# suite passes on it: tests/defs/test_instance_storage.py fails on any other, so an upgrade is seen.
+TESTED_DAGSTER_VERSIONS = frozenset({"1.13.27"})
+
+# What the held log relies on in Dagster's classes: the methods it overrides or calls, with their
+# parameters, and the attributes their constructors set that it reads or replaces.
+_EVENT_LOG_METHODS = {
+    "_connect": ["self", "shard"],
+    "_initdb": ["self", "engine", "for_index_shard"],
+    "conn_string_for_shard": ["self", "shard_name"],
+    "store_event": ["self", "event"],
+    "has_table": ["self", "table_name"],
+    "dispose": ["self"],
+}
+_EVENT_LOG_ATTRIBUTES = ("_initialized_dbs", "_db_lock")
+_STORAGE_ATTRIBUTES = ("_run_storage", "_event_log_storage", "_schedule_storage", "_inst_data")
+
+
+def held_log_unfit(version: str = dg.__version__, event_log: type = SqliteEventLogStorage,
+                   storage: type = DagsterSqliteStorage) -> str | None:
+    """Why the held event log cannot be trusted on this Dagster (its version, or a changed name
+    it overrides), or None when it can."""
+    if version not in TESTED_DAGSTER_VERSIONS:
+        return f"Dagster {version} is not a version it was tested with ({', '.join(sorted(TESTED_DAGSTER_VERSIONS))})"
+    for name, parameters in _EVENT_LOG_METHODS.items():
+        method = getattr(event_log, name, None)
+        if not callable(method) or list(inspect.signature(method).parameters) != parameters:
+            return f"{event_log.__name__}.{name} is no longer {name}({', '.join(parameters)})"
+    # Set in the constructors: the names their code stores.
+    for cls, attributes in ((event_log, _EVENT_LOG_ATTRIBUTES), (storage, _STORAGE_ATTRIBUTES)):
+        missing = [name for name in attributes if name not in cls.__init__.__code__.co_names]
+        if missing:
+            return f"{cls.__name__} no longer sets {', '.join(missing)}"
+    return None
+
 
 # Shards whose engine stays open: the cross-run index and the runs a process writes or reads
 # last. A webserver that shows many runs one after another keeps only these few open.
@@ -161,6 +206,13 @@ class HeldSqliteStorage(DagsterSqliteStorage):
         return {"base_dir": StringSource}
 
     @classmethod
-    def from_config_value(cls, inst_data: ConfigurableClassData, config_value) -> HeldSqliteStorage:
+    def from_config_value(cls, inst_data: ConfigurableClassData, config_value) -> DagsterSqliteStorage:
+        """This class, or Dagster's own SQLite storage on the same folder where the guard finds
+        the held log unfit (module docstring)."""
+        unfit = held_log_unfit()
+        if unfit is not None:
+            print(f"warning: {unfit}: Dagster's own SQLite storage is used instead of the held event log, in the "
+                  "same files; each event costs more (docs/decisions.md D93)", file=sys.stderr)
+            return DagsterSqliteStorage.from_local(inst_data=inst_data, **config_value)
         return cls(inst_data=inst_data, **config_value)
 

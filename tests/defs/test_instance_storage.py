@@ -1,6 +1,8 @@
 """The project's SQLite storage writes what Dagster's own writes, where it writes it: a range
 run's materialisations and per-partition check results, read back by Dagster's stock storage
-on the same folder; and its event log keeps its connections open between events."""
+on the same folder; and its event log keeps its connections open between events. On a Dagster
+its guard does not trust, the home's instance loads Dagster's own storage on the same files and
+runs a document (D93)."""
 
 import warnings
 
@@ -8,8 +10,16 @@ import dagster as dg
 import pytest
 import sqlalchemy
 from dagster._core.storage.event_log.sql_event_log import SqlEventLogStorage
+from dagster._core.storage.event_log.sqlite.sqlite_event_log import SqliteEventLogStorage
 
-from knowledge_assets.defs.instance_storage import HeldSqliteEventLogStorage
+from knowledge_assets.defs import instance_storage
+from knowledge_assets.defs.instance import project_instance
+from knowledge_assets.defs.instance_storage import HeldSqliteEventLogStorage, held_log_unfit
+from knowledge_assets.defs.launch import materialize_document
+from knowledge_assets.ingest.documents import identify
+from knowledge_assets.store.database import Store
+from knowledge_assets.store.registry import register
+from tests.conftest import SAMPLE_MARKDOWN
 
 _PARTITIONS = dg.StaticPartitionsDefinition(["a", "b", "c"])
 warnings.filterwarnings("ignore", category=dg.PreviewWarning)
@@ -101,3 +111,51 @@ def test_an_event_is_one_transaction_per_shard_all_or_none(tmp_path, monkeypatch
             storage.store_event(evaluation)
         # Neither shard kept a part of the failed event: the run's log has no copy of it.
         assert len(_check_evaluations(instance, result.run_id)) == 5
+
+
+def test_the_guard_trusts_the_held_log_on_the_pinned_dagster():
+    # Fails on a Dagster upgrade: run the suite on it, then add its version to TESTED_DAGSTER_VERSIONS.
+    assert held_log_unfit() is None, held_log_unfit()
+
+
+def test_the_guard_names_a_version_or_an_overridden_name_that_changed():
+    assert "Dagster 1.14.0 is not a version it was tested with" in held_log_unfit("1.14.0")
+
+    class ConnectsOtherwise(SqliteEventLogStorage):
+        def _connect(self, shard: str, timeout: float):
+            raise NotImplementedError
+
+    class KeepsNoLock(SqliteEventLogStorage):
+        def __init__(self, base_dir: str):
+            self._initialized_dbs = set()
+
+    assert held_log_unfit(event_log=ConnectsOtherwise) == (
+        "ConnectsOtherwise._connect is no longer _connect(self, shard)")
+    assert held_log_unfit(event_log=KeepsNoLock) == "KeepsNoLock no longer sets _db_lock"
+
+
+def test_a_home_on_a_dagster_the_guard_does_not_trust_runs_a_document_on_dagsters_own_storage(
+        tmp_path, monkeypatch, capsys):
+    for name in ("DAGSTER_HOME", "KNOWLEDGE_STORE"):
+        monkeypatch.setenv(name, "")  # recorded, so the DAGSTER_HOME the instance exports is undone
+        monkeypatch.delenv(name)
+    home = tmp_path / "home"
+    monkeypatch.setenv("KNOWLEDGE_HOME", str(home))
+    monkeypatch.setenv("KNOWLEDGE_DB", str(tmp_path / "knowledge.duckdb"))
+    monkeypatch.setenv("KNOWLEDGE_LLM_BACKEND", "offline")
+    monkeypatch.setattr(instance_storage, "TESTED_DAGSTER_VERSIONS", frozenset({"0.0.0"}))
+    store = Store(tmp_path / "knowledge.duckdb")
+    with project_instance() as instance:
+        assert type(instance.event_log_storage) is SqliteEventLogStorage
+        doc_id = register(store, identify(SAMPLE_MARKDOWN)).source.doc_id
+        outcome = materialize_document(instance, doc_id)
+    assert outcome.success, outcome.error
+    warned = [line for line in capsys.readouterr().err.splitlines() if "held event log" in line]
+    assert warned == [f"warning: Dagster {dg.__version__} is not a version it was tested with (0.0.0): Dagster's "
+                      "own SQLite storage is used instead of the held event log, in the same files; each event "
+                      "costs more (docs/decisions.md D93)"]
+    # The same files: the home's own storage, trusted again, reads the run back.
+    monkeypatch.undo()
+    with dg.instance_for_test(temp_dir=str(home), overrides={"storage": _held(str(home))}) as held:
+        assert isinstance(held.event_log_storage, HeldSqliteEventLogStorage)
+        assert doc_id in held.get_materialized_partitions(dg.AssetKey("review_queue"))

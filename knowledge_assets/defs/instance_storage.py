@@ -38,8 +38,6 @@ from contextlib import contextmanager
 
 import dagster as dg
 import sqlalchemy as db
-from dagster._config import StringSource
-from dagster._core.events.log import EventLogEntry
 from dagster._core.storage.event_log.sqlite.sqlite_event_log import SqliteEventLogStorage
 from dagster._core.storage.runs.sqlite.sqlite_run_storage import SqliteRunStorage
 from dagster._core.storage.schedules.sqlite.sqlite_schedule_storage import SqliteScheduleStorage
@@ -165,11 +163,11 @@ class HeldSqliteEventLogStorage(SqliteEventLogStorage):
                 for conn in storing.values():
                     conn.close()
 
-    def store_event(self, event: EventLogEntry) -> None:
+    def store_event(self, event: dg.EventLogEntry) -> None:
         with self._one_transaction_per_shard():
             super().store_event(event)
 
-    def store_event_batch(self, events: Sequence[EventLogEntry]) -> None:
+    def store_event_batch(self, events: Sequence[dg.EventLogEntry]) -> None:
         """The batch's events in one transaction per shard (Dagster's stores each alone)."""
         with self._one_transaction_per_shard():
             for event in events:
@@ -203,7 +201,7 @@ class HeldSqliteStorage(DagsterSqliteStorage):
 
     @classmethod
     def config_type(cls):
-        return {"base_dir": StringSource}
+        return {"base_dir": dg.StringSource}
 
     @classmethod
     def from_config_value(cls, inst_data: ConfigurableClassData, config_value) -> DagsterSqliteStorage:

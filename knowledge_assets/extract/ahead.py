@@ -29,8 +29,10 @@ from knowledge_assets.llm.extractor import Asking, CallPool, Extractor
 # document being finished waits on its last calls.
 CALLS_AHEAD = 3
 # Documents planned and not yet finished, at most: each holds its requests and what its stage
-# read, until its turn.
+# read, until its turn. Of those, documents whose calls are all answered already (a re-run
+# answered from the cache) keep no slot busy: at most this many wait.
 DOCUMENTS_AHEAD = 32
+ANSWERED_AHEAD = 2
 
 Planner = Callable[[str], tuple[Extractor, StagePlan]]
 
@@ -66,16 +68,22 @@ class AskedAhead:
         return planned.plan.finish(planned.asking.results())
 
     def _top_up(self) -> None:
-        while (self._unplanned and len(self._planned) < DOCUMENTS_AHEAD
+        while (self._unplanned and len(self._planned) < DOCUMENTS_AHEAD and self._answered() < ANSWERED_AHEAD
                and self._pool.outstanding < CALLS_AHEAD * self._pool.max_concurrency):
             self._plan_next()
+
+    def _answered(self) -> int:
+        """Documents planned ahead whose calls are all answered (from the cache, or none asked):
+        they keep no slot busy, and each holds its plan until its turn."""
+        return sum(isinstance(p, _Planned) and p.asking is not None and p.asking.done for p in self._planned.values())
 
     def _plan_next(self) -> None:
         doc_id = self._unplanned.popleft()
         try:
             extractor, plan = self._plan(doc_id)
+            waits = extractor.backend.waits_on_a_model
+            asking = self._pool.ask(extractor, plan.requests, watched=False) if waits else None
         except Exception as error:  # noqa: BLE001 — raised in the document's turn, by result()
             self._planned[doc_id] = error
             return
-        asking = self._pool.ask(extractor, plan.requests, watched=False) if extractor.backend.waits_on_a_model else None
         self._planned[doc_id] = _Planned(extractor, plan, asking)

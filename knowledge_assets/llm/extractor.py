@@ -26,7 +26,7 @@ import threading
 import time
 from collections.abc import Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Protocol, overload
 
 import pydantic
@@ -251,6 +251,8 @@ class Asking:
     answered: int = 0
     watched: bool = True
     error: Exception | None = None
+    # The configuration error a worker met, read and written by the workers under the pool's lock.
+    fatal: list[LLMConfigurationError] = field(default_factory=list)
 
     @property
     def done(self) -> bool:
@@ -278,15 +280,15 @@ class CallPool:
 
     Each set is asked through its own extractor (its document's retry budget and cache
     entries); answers are stored, and truncated ones split, on the calling thread, in
-    `wait_for`. A configuration error seen by any call stops every further call of the pool:
-    each set still out ends with that error, which its `results()` raises."""
+    `wait_for`. Whatever goes wrong is its own set's: a configuration error one of its calls
+    meets stops that set's further calls (as it stopped a document's alone), a failed cache
+    write ends that set, and either is raised by that set's `results()`, never by another's."""
 
     def __init__(self, max_concurrency: int, store: Store | None = None, release: bool = False):
         self.max_concurrency = max_concurrency
         self._store = store if release else None
         self._pool = ThreadPoolExecutor(max_workers=max_concurrency, thread_name_prefix="llm")
         self._asked: dict[Future, tuple[Asking, _Call]] = {}
-        self._fatal: list[LLMConfigurationError] = []
         self._lock = threading.Lock()
 
     def __enter__(self) -> CallPool:
@@ -315,6 +317,7 @@ class CallPool:
         with contextlib.ExitStack() as session:
             released = False
             while not asking.done:
+                assert self._asked, "a set with calls out, and no call asked"
                 done, _ = wait(self._asked, timeout=0, return_when=FIRST_COMPLETED)
                 if not done:
                     if self._store is not None and not released:
@@ -325,24 +328,24 @@ class CallPool:
                     self._settle(future)
 
     def _submit(self, asking: Asking, calls: list[_Call]) -> None:
-        asking.outstanding += len(calls)
-        asking.planned += len(calls)
-        if asking.watched:
-            progress.calls_planned(len(calls))
         for call in calls:
-            self._asked[self._pool.submit(self._answer, asking.extractor.backend, call.request)] = asking, call
+            self._asked[self._pool.submit(self._answer, asking, call.request)] = asking, call
+            asking.outstanding += 1
+            asking.planned += 1
+        if asking.watched and calls:
+            progress.calls_planned(len(calls))
 
-    def _answer(self, backend: Backend, request: ExtractionRequest) -> CallResult:
-        # After a configuration error every further call would fail the same way: a worker
-        # picks up no new request once one has seen it, and raises that error again.
+    def _answer(self, asking: Asking, request: ExtractionRequest) -> CallResult:
+        # After a configuration error every further call of the set would fail the same way: a
+        # worker sends none of its requests once one has met it, and raises that error again.
         with self._lock:
-            if self._fatal:
-                raise self._fatal[0]
+            if asking.fatal:
+                raise asking.fatal[0]
         try:
-            return backend.answer(request)
+            return asking.extractor.backend.answer(request)
         except LLMConfigurationError as exc:
             with self._lock:
-                self._fatal.append(exc)
+                asking.fatal.append(exc)
             raise
 
     def _settle(self, future: Future) -> None:
@@ -356,5 +359,11 @@ class CallPool:
         asking.answered += 1
         if asking.watched:
             progress.call_answered()
+        try:
+            # Stored even after the set failed: a re-run does not pay for the answer again.
+            halves = asking.extractor._settle(call)
+        except Exception as exc:  # noqa: BLE001 — a failed cache write is its own set's failure
+            asking.error = asking.error or exc
+            return
         if asking.error is None:
-            self._submit(asking, asking.extractor._settle(call))
+            self._submit(asking, halves)

@@ -68,6 +68,7 @@ KEYS: dict[str, tuple[str, ...]] = {
     "parsed_documents": ("doc_id",),
     "parsed_pages": ("doc_id", "page"),
     "parsed_chunks": ("doc_id", "chunk_id"),
+    "definition_candidates": ("doc_id", "position"),
     "term_clusters": ("doc_id", "term_id"),
     "glossary": ("doc_id", "term_id"),
     "formulas": ("doc_id", "formula_id"),

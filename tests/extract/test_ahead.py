@@ -13,8 +13,10 @@ from knowledge_assets.extract.ahead import AskedAhead
 from knowledge_assets.extract.stages import StagePlan, StageResult
 from knowledge_assets.llm.extractor import CallPool, Extractor
 from knowledge_assets.llm.requests import RuleRequest, SourceChunk
+from knowledge_assets.llm.results import LLMConfigurationError
 from knowledge_assets.llm.settings import resolve_settings
 from tests.llm.conftest import llm_settings, openai_server  # noqa: F401 — the fixtures this file uses
+from tests.support.openai_server import Fault
 
 DOCUMENTS = ["DOC-A", "DOC-B", "DOC-C"]
 
@@ -84,6 +86,21 @@ def test_a_document_whose_planning_failed_fails_in_its_turn_alone(openai_server,
     assert isinstance(found["DOC-B"], ValueError) and "DOC-B" in str(found["DOC-B"])
     assert found["DOC-A"].figures["chunks"] == ["DOC-A::0000", "DOC-A::0001"]
     assert found["DOC-C"].figures["chunks"] == ["DOC-C::0000", "DOC-C::0001"]
+
+
+def test_a_configuration_error_of_one_document_stops_its_calls_alone(openai_server, llm_settings):  # noqa: F811
+    # One slot: the server meets the calls in the order they were asked (DOC-A's two, DOC-B's
+    # two, DOC-C's two), all six out before DOC-A is finished. DOC-B's first is refused as a
+    # wrong key would be: DOC-B fails with that error and sends its second call no more; the
+    # documents on either side of it, asked on the same pool, are answered.
+    openai_server.inject(Fault(), Fault(), Fault(status=401, message="Incorrect API key provided"))
+    found = _results(Planner(replace(llm_settings, max_concurrency=1)), DOCUMENTS, concurrency=1)
+
+    assert isinstance(found["DOC-B"], LLMConfigurationError), found["DOC-B"]
+    assert found["DOC-A"].figures["chunks"] == ["DOC-A::0000", "DOC-A::0001"]
+    assert found["DOC-C"].figures["chunks"] == ["DOC-C::0000", "DOC-C::0001"]
+    sent = [r.body["messages"][-1]["content"].split('<chunk id="')[1].split("::")[0] for r in openai_server.requests]
+    assert sent == ["DOC-A", "DOC-A", "DOC-B", "DOC-C", "DOC-C"]
 
 
 @pytest.mark.parametrize("concurrency", [1, 8])

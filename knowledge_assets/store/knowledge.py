@@ -5,7 +5,7 @@ appends, is the same for all of them."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TypeVar
 
@@ -14,10 +14,11 @@ from pydantic import BaseModel
 from knowledge_assets import branches
 from knowledge_assets import contracts as c
 from knowledge_assets.branches import FORMULA, GLOSSARY, RULE, BranchSpec, BranchTable
-from knowledge_assets.store.database import DOC_IDS_PER_STATEMENT, Store, batched, in_list
+from knowledge_assets.store.database import DOC_IDS_PER_STATEMENT, Store, batched, each_row, in_list
 from knowledge_assets.store.schema import column_list
 
 Entity = TypeVar("Entity", bound=BaseModel)
+_Row = TypeVar("_Row")
 
 # Each branch's stored order is the registry's; the two audit tables beside them keep theirs.
 ORDER_BY: BranchTable[str] = BranchTable(
@@ -26,42 +27,73 @@ ORDER_BY: BranchTable[str] = BranchTable(
 )
 
 
-def entity_rows(doc_id: str, entities: list[BaseModel]) -> list[dict]:
-    return [{"doc_id": doc_id, **entity.model_dump()} for entity in entities]
+def entity_rows(doc_id: str, entities: Iterable[BaseModel]) -> Iterator[dict]:
+    """Each entity as its row, made as the store inserts it (a batch at a time): a long
+    document's rows are never all held as dicts beside its models."""
+    return ({"doc_id": doc_id, **entity.model_dump()} for entity in entities)
 
 
 def stored_rows(store: Store, table: str, doc_id: str) -> list[dict]:
     """The document's rows of a table of `ORDER_BY` in their stored order, without doc_id."""
     order = ORDER_BY[table]
     if "." in order:
-        # A field of a nested column is spelled differently by each engine: taken in Python.
-        return _in_order(store.fetch(f'SELECT {column_list(table, "doc_id")} FROM "{table}" WHERE doc_id = ?',
-                                     [doc_id]), order)
-    return store.fetch(f'SELECT {column_list(table, "doc_id")} FROM "{table}" WHERE doc_id = ? ORDER BY {order}',
-                       [doc_id])
+        return _in_order(store.fetch(_select(table), [doc_id]), order, _item)
+    return store.fetch(f"{_select(table)} ORDER BY {order}", [doc_id])
 
 
 def load_entities(store: Store, table: str, doc_id: str, model: type[Entity]) -> list[Entity]:
-    return [model.model_validate({k: v for k, v in row.items() if v is not None or k in model.model_fields})
-            for row in stored_rows(store, table, doc_id)]
+    """The document's rows of a table of `ORDER_BY` as models, in their stored order. Each row
+    is made a model as it is fetched, so the rows are never all held as dicts beside the models
+    (a 50 MB text's 75,000 rules were 250 MiB of dicts on top of their models)."""
+    order = ORDER_BY[table]
+    nested = "." in order
+    rows = each_row(store, _select(table) if nested else f"{_select(table)} ORDER BY {order}", [doc_id])
+    entities = [model.model_validate({k: v for k, v in row.items() if v is not None or k in model.model_fields})
+                for row in with_shared_ids(rows)]
+    return _in_order(entities, order, getattr) if nested else entities
 
 
-def _in_order(rows: list[dict], order_by: str) -> list[dict]:
-    """The rows as DuckDB's `ORDER BY order_by` sorts them: each term a column or a field of
-    one (`provenance.chunk_id`), ascending unless `DESC`, NULLs last either way, text by code
-    point. One stable sort per term, the last term first."""
+def with_shared_ids(rows: Iterable[dict]) -> Iterator[dict]:
+    """Each row with the strings of its list columns (a rule's `term_ids` and `formula_ids`, a
+    formula's …) taken from one pool, one object per distinct id, as they were when written:
+    the store gives a new string for every item of every list read. A rule links every formula
+    that defines a term it names, so a long document whose definitions recur names the same few
+    thousand formula ids millions of times (a 50 MB real text: 15 million items, ~60 bytes each
+    as strings of their own, 8 as references to shared ones)."""
+    pool: dict[str, str] = {}
+    for row in rows:
+        for column, value in row.items():
+            if isinstance(value, list) and value and isinstance(value[0], str):
+                row[column] = [pool.setdefault(item, item) for item in value]
+        yield row
+
+
+def _select(table: str) -> str:
+    return f'SELECT {column_list(table, "doc_id")} FROM "{table}" WHERE doc_id = ?'
+
+
+def _item(row: dict, name: str) -> object:
+    return row[name]
+
+
+def _in_order(rows: list[_Row], order_by: str, field: Callable[[_Row, str], object]) -> list[_Row]:
+    """The rows (dicts or models, whose `field` of a name is the column's value) as DuckDB's
+    `ORDER BY order_by` sorts them: each term a column or a field of one
+    (`provenance.chunk_id`), ascending unless `DESC`, NULLs last either way, text by code
+    point. One stable sort per term, the last term first. A field of a nested column is
+    spelled differently by each engine, so such an order is taken here rather than in SQL."""
     for term in reversed(order_by.split(",")):
         name, _, direction = term.strip().partition(" ")
         descending = direction.strip().upper() == "DESC"
-        rows = sorted(rows, key=_sort_key(name.split("."), descending), reverse=descending)
+        rows = sorted(rows, key=_sort_key(name.split("."), descending, field), reverse=descending)
     return rows
 
 
-def _sort_key(path: list[str], descending: bool) -> Callable[[dict], tuple]:
-    def key(row: dict) -> tuple:
+def _sort_key(path: list[str], descending: bool, field: Callable[[_Row, str], object]) -> Callable[[_Row], tuple]:
+    def key(row: _Row) -> tuple:
         value: object = row
         for part in path:
-            value = None if value is None else value[part]  # type: ignore[index]
+            value = None if value is None else field(value, part)  # type: ignore[arg-type]
         # NULLs last: the flag sorts a NULL after every value, ascending or reversed.
         return (value is not None if descending else value is None, value)
 
@@ -122,7 +154,7 @@ def write_branch(
     share = {"branch": branch.contract_branch}
     store.replace_partition(
         doc_id,
-        {branch.table: entity_rows(doc_id, list(entities)), "rejected_fields": entity_rows(doc_id, list(rejected)),
+        {branch.table: entity_rows(doc_id, entities), "rejected_fields": entity_rows(doc_id, rejected),
          "kept_rows": [{"doc_id": doc_id, "branch": branch.contract_branch, **vars(row)} for row in kept],
          "asset_checks": []},
         scope={"rejected_fields": share, "kept_rows": share, "asset_checks": {"asset": branch.table}},
@@ -219,19 +251,21 @@ def _by_document(rows: list[dict], doc_ids: Sequence[str]) -> dict[str, list[dic
     return grouped
 
 
-def _read_for(store: Store, sql: str, doc_ids: Sequence[str]) -> dict[str, list[dict]]:
+def _read_for(store: Store, sql: str, doc_ids: Sequence[str],
+              each: Callable[[Iterable[dict]], Iterable[dict]] = iter) -> dict[str, list[dict]]:
     """`sql` (a SELECT … WHERE {documents}, that reads doc_id) for all of `doc_ids` in as few
-    reads as the statement's parameters allow, grouped by document."""
+    reads as the statement's parameters allow, grouped by document; `each` sees the rows as
+    they are fetched."""
     rows: list[dict] = []
     for some in batched(doc_ids, DOC_IDS_PER_STATEMENT):
-        rows += store.fetch(sql.format(documents=in_list("doc_id", len(some))), list(some))
+        rows += each(each_row(store, sql.format(documents=in_list("doc_id", len(some))), list(some)))
     return _by_document(rows, doc_ids)
 
 
 def documents_rows(store: Store, table: str, doc_ids: Sequence[str]) -> dict[str, list[dict]]:
     """`document_rows` of several documents in one read (the checks of a run's step), each
     document's rows as the store returns them."""
-    return _read_for(store, f'SELECT * FROM "{table}" WHERE {{documents}}', doc_ids)
+    return _read_for(store, f'SELECT * FROM "{table}" WHERE {{documents}}', doc_ids, with_shared_ids)
 
 
 def provenance_chunks(store: Store, branch: BranchSpec, doc_ids: Sequence[str]) -> dict[str, dict[str, str | None]]:

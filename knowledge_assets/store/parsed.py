@@ -11,13 +11,12 @@ from datetime import datetime, timezone
 from typing import TypeVar
 
 from knowledge_assets.contracts import Chunk, ParsedDocument, ParsedPage
-from knowledge_assets.store.database import Store
+from knowledge_assets.store.database import Store, each_row
 from knowledge_assets.store.schema import column_list, placeholders
 
 PARSED_TABLES = ("parsed_documents", "parsed_pages", "parsed_chunks")
 
 _Model = TypeVar("_Model")
-_BATCH_ROWS = 2_000
 _PAGES_SQL = f"SELECT {column_list('parsed_pages', 'doc_id')} FROM parsed_pages WHERE doc_id = ? ORDER BY page"
 _CHUNKS_SQL = f"SELECT {column_list('parsed_chunks', 'doc_id')} FROM parsed_chunks WHERE doc_id = ? ORDER BY seq"
 
@@ -38,14 +37,8 @@ def write_parsed(store: Store, parsed: ParsedDocument) -> None:
 
 
 def _models(store: Store, sql: str, doc_id: str, model: Callable[..., _Model]) -> list[_Model]:
-    """Each row of `sql` as a model, fetched `_BATCH_ROWS` at a time."""
-    with store.connect() as con:
-        cursor = con.execute(sql, [doc_id])
-        names = [d[0] for d in cursor.description]
-        models = []
-        while batch := cursor.fetchmany(_BATCH_ROWS):
-            models.extend(model(**dict(zip(names, row))) for row in batch)
-        return models
+    """Each row of `sql` as a model, fetched a batch at a time."""
+    return [model(**row) for row in each_row(store, sql, [doc_id])]
 
 
 def _is_parsed(store: Store, doc_id: str) -> bool:

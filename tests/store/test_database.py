@@ -13,7 +13,6 @@ import pytest
 from knowledge_assets.ingest.documents import identify
 from knowledge_assets.ingest.parse import parse_document
 from knowledge_assets.store import database
-from knowledge_assets.store import parsed as parsed_rows
 from knowledge_assets.store.database import Store, StoreError
 from knowledge_assets.store.parsed import load_chunks, load_parsed, write_parsed
 from knowledge_assets.store.review import append_batch, batch_rows, decision_rows
@@ -80,7 +79,7 @@ def test_parsed_document_round_trips_with_real_list_columns(store):
 def test_chunks_read_alone_and_across_batches_are_the_documents_chunks_in_order(store, monkeypatch):
     parsed = parse_document(identify(SAMPLE_MARKDOWN))
     write_parsed(store, parsed)
-    monkeypatch.setattr(parsed_rows, "_BATCH_ROWS", 2)  # the sample's chunks span several fetches
+    monkeypatch.setattr(database, "_FETCH_BATCH_ROWS", 2)  # the sample's chunks span several fetches
     assert len(parsed.chunks) > 2
     assert load_chunks(store, parsed.doc_id) == parsed.chunks
     assert load_parsed(store, parsed.doc_id) == parsed

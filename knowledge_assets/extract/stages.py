@@ -362,7 +362,9 @@ def run_review_queue(store: Store, doc_id: str) -> StageResult:
     glossary = load_branch(store, GLOSSARY, doc_id)
     domains = load_branch(store, DOMAIN_CONTEXT, doc_id)
     rejected_terms = rejected_entry_terms(store, doc_id, GLOSSARY, "definition")
-    statuses = review_statuses(store, doc_id, loaded={GLOSSARY.table: glossary, DOMAIN_CONTEXT.table: domains})
+    # The queue's rows are terms and key parameters: no other branch's statuses are read (issue 31).
+    statuses = review_statuses(store, doc_id, loaded={GLOSSARY.table: glossary, DOMAIN_CONTEXT.table: domains},
+                               among=(GLOSSARY, DOMAIN_CONTEXT))
     kept = kept_marks(store, doc_id)
 
     rejected_ids = {e.term_id for e in glossary if e.term in rejected_terms and e.definition is None}

@@ -12,11 +12,12 @@ and `documents` all say these words, with these meanings.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, get_args
 
 from knowledge_assets import contracts as c
+from knowledge_assets.branches import BranchSpec
 from knowledge_assets.review.decisions import Review, latest_decisions
 from knowledge_assets.review.entities import EntityKey, Reviewable, current_entities
 from knowledge_assets.review.fingerprint import changed_fields, fingerprint, reviewed_content
@@ -96,10 +97,11 @@ def statuses_of(items: Iterable[Reviewable], latest: dict[EntityKey, Review]) ->
     return statuses
 
 
-def review_statuses(store: Store, doc_id: str, loaded: Mapping[str, list] | None = None) -> list[ReviewStatus]:
+def review_statuses(store: Store, doc_id: str, loaded: Mapping[str, list] | None = None,
+                    among: Collection[BranchSpec] | None = None) -> list[ReviewStatus]:
     """Every current entity of the document with the decision that applies to it, if any
-    (`loaded`: branches read already, `current_entities`)."""
-    return statuses_of(current_entities(store, doc_id, loaded), latest_decisions(store, doc_id))
+    (`loaded`: branches read already; `among`: only these branches; `current_entities`)."""
+    return statuses_of(current_entities(store, doc_id, loaded, among), latest_decisions(store, doc_id))
 
 
 def queue_key(row: c.TermQueueRow | c.KeyParameterQueueRow) -> EntityKey:

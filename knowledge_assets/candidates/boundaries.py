@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from knowledge_assets.candidates.model import Candidate, Part
 from knowledge_assets.candidates.source import SourceChunk
@@ -145,8 +145,8 @@ def _in_joined(candidate: Candidate, view: _View) -> Candidate:
     shift = view.offset
 
     def moved(part: Part) -> Part:
-        return part.model_copy(update={"start": part.start + shift, "end": part.end + shift,
-                                       "text": whole[part.start + shift : part.end + shift]})
+        return replace(part, start=part.start + shift, end=part.end + shift,
+                       text=whole[part.start + shift : part.end + shift])
 
     start, end = candidate.start + shift, candidate.end + shift
     return candidate.model_copy(update={

@@ -402,7 +402,8 @@ def struct_fields(struct: str) -> list[str]:
 def _insert(con: duckdb.DuckDBPyConnection, table: str, rows: Iterable[dict[str, Any]]) -> None:
     """The rows in INSERT … SELECT statements from a DataFrame of `_INSERT_BATCH_ROWS` rows each
     (a statement per batch, not per row), in the caller's transaction; a batch of at most
-    `_VALUES_MAX_ROWS` rows goes as one VALUES list of parameters instead (`_insert_values`).
+    `_VALUES_MAX_ROWS` rows goes as one VALUES list of parameters instead (`_insert_values`),
+    and a batch of a table with nested columns as VALUES lists of `_NESTED_VALUES_ROWS`.
     `rows` may be a generator: only one batch of rows is then held at a time, so writing a long
     document's chunks does not hold a dict of every chunk beside its models.
 
@@ -421,6 +422,8 @@ _INSERT_BATCH_ROWS = 2_000
 # 5.0, 20 rows 3.0 against 4.2; from about 36 rows on the DataFrame is as cheap or cheaper, and
 # at 238 rows five times cheaper). Most of a document's writes are a handful of rows.
 _VALUES_MAX_ROWS = 20
+# The VALUES lists a batch with nested columns goes as (`_insert_batch`).
+_NESTED_VALUES_ROWS = 200
 
 
 def _insert_batch(con: duckdb.DuckDBPyConnection, table: str, rows: list[dict[str, Any]]) -> None:
@@ -435,6 +438,16 @@ def _insert_batch(con: duckdb.DuckDBPyConnection, table: str, rows: list[dict[st
     }
     if len(rows) <= _VALUES_MAX_ROWS:
         _insert_values(con, table, names, casts, values, len(rows))
+        return
+    if any(_is_nested(sql_type) for sql_type in columns.values()):
+        # DuckDB reads a registered DataFrame's strings without copying them and keeps them
+        # until the transaction commits, so every batch's JSON texts, made for this insert
+        # alone, would be held at once: the 75,000 rules of RFC 9002 repeated to 50 MB name
+        # 15 million ids, 259 MiB of JSON (+920 MiB RSS for the write, 600 with these). Bound
+        # parameters are copied; a long write costs ~20 % more time for them.
+        for start in range(0, len(rows), _NESTED_VALUES_ROWS):
+            end = min(start + _NESTED_VALUES_ROWS, len(rows))
+            _insert_values(con, table, names, casts, {c: v[start:end] for c, v in values.items()}, end - start)
         return
     # pandas costs a third of a second to import: paid by the first large write, not by every
     # import of the definitions (the UI's code server, `--help`).

@@ -25,7 +25,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import dagster as dg
-from dagster._core.events import DagsterEventType
 
 from knowledge_assets.defs.queued import is_shared
 
@@ -65,7 +64,7 @@ def _alive(pid: int) -> bool:
 def _recorded_pid(instance: dg.DagsterInstance, run: dg.DagsterRun) -> int | None:
     if run.tags.get(PID_TAG, "").isdigit():
         return int(run.tags[PID_TAG])
-    records = instance.get_records_for_run(run.run_id, of_type=DagsterEventType.RUN_START, limit=1).records
+    records = instance.get_records_for_run(run.run_id, of_type=dg.DagsterEventType.RUN_START, limit=1).records
     event = records[0].event_log_entry.dagster_event if records else None
     return event.pid if event is not None else None
 

@@ -14,7 +14,7 @@ from knowledge_assets.candidates.source import SourceChunk
 from knowledge_assets.contracts import Chunk
 from knowledge_assets.crossing import joined
 from knowledge_assets.terms.abbreviations import find_abbreviation_pairs
-from knowledge_assets.terms.definitions import defined_terms, formula_symbols, labels
+from knowledge_assets.terms.defined_terms import defined_terms, formula_symbols, labels
 from knowledge_assets.terms.headings import heading_terms
 from knowledge_assets.terms.mentions import Mention, MentionKind
 from knowledge_assets.terms.phrases import acronyms, classified_terms, glosses, title_phrases

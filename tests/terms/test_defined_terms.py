@@ -1,6 +1,6 @@
 """Defined terms, labels and formula symbols."""
 
-from knowledge_assets.terms.definitions import defined_terms, formula_symbols, labels
+from knowledge_assets.terms.defined_terms import defined_terms, formula_symbols, labels
 from knowledge_assets.terms.vocabulary import read_vocabulary
 from tests.terms.conftest import chunk
 
@@ -58,7 +58,7 @@ def test_the_left_side_of_a_formula_or_legend_line_is_a_symbol():
 
 def test_defining_verbs_labels_and_formula_lines_are_found_as_the_whole_patterns_find_them():
     from knowledge_assets.candidates.text import line_matches, matches_near
-    from knowledge_assets.terms.definitions import _DEFINING, _DEFINING_VERB, _FORMULA_LINE, _LABEL, _defining_lead
+    from knowledge_assets.terms.defined_terms import _DEFINING, _DEFINING_VERB, _FORMULA_LINE, _LABEL, _defining_lead
 
     text = (
         "Laju Muat (LM) adalah volume per jam.  Biaya\t  (sewa alat)\n merupakan beban.\n"

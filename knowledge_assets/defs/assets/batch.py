@@ -28,6 +28,7 @@ is in the run's log (docs/decisions.md D60).
 import time
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import dagster as dg
@@ -73,6 +74,17 @@ def _documents_failed(failures: dict[str, str], of: int) -> dg.Failure:
         metadata={FAILED_DOCUMENTS: dg.MetadataValue.json(failures)},
         allow_retries=False,
     )
+
+
+@contextmanager
+def failing_the_document(*errors: type[Exception]) -> Iterator[None]:
+    """One of `errors` raised inside (bad input, a missing upstream, no gold: the document's
+    fault, not the code's) fails the document's partition with its cause as the one line a
+    user reads, and is not retried."""
+    try:
+        yield
+    except errors as exc:
+        raise dg.Failure(description=str(exc), allow_retries=False) from None
 
 
 def materialize_each(

@@ -9,7 +9,13 @@ from datetime import datetime, timezone
 
 import dagster as dg
 
-from knowledge_assets.defs.assets.batch import CheckOutcome, SkippedCheck, check_each, materialize_each
+from knowledge_assets.defs.assets.batch import (
+    CheckOutcome,
+    SkippedCheck,
+    check_each,
+    failing_the_document,
+    materialize_each,
+)
 from knowledge_assets.defs.assets.code_versions import chained_code_version
 from knowledge_assets.defs.assets.extract import domain_context, formulas, glossary, rules
 from knowledge_assets.defs.assets.metadata import document_names_of, store_value, table_metadata
@@ -120,10 +126,8 @@ def eval_scores(context: dg.AssetExecutionContext, knowledge_store: KnowledgeSto
     run = RunInfo(settings.backend, settings.deployment, prompt_hashes())
 
     def score(doc_id: str) -> dg.MaterializeResult:
-        try:
+        with failing_the_document(GoldError, MissingUpstream):
             scores = score_document(store, doc_id, load_gold(doc_id))
-        except (GoldError, MissingUpstream) as exc:
-            raise dg.Failure(description=str(exc), allow_retries=False) from None
         record_scores(store, scores, run, context.run.run_id, datetime.now(timezone.utc).replace(tzinfo=None))
         return dg.MaterializeResult(metadata=_metadata(scores, run, store_value(store)))
 

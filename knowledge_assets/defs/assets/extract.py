@@ -3,10 +3,10 @@ Thin wiring around `knowledge_assets.extract.stages`."""
 
 import dagster as dg
 
-from knowledge_assets.defs.assets.batch import materialize_each
+from knowledge_assets.defs.assets.batch import failing_the_document, materialize_each
 from knowledge_assets.defs.assets.code_versions import chained_code_version
 from knowledge_assets.defs.assets.ingest import parsed_chunks
-from knowledge_assets.defs.assets.metadata import entity_links, revision_metadata, table_metadata
+from knowledge_assets.defs.assets.metadata import entity_links, preview_table, revision_metadata, table_metadata
 from knowledge_assets.defs.assets.terms import term_clusters
 from knowledge_assets.defs.llm import KnowledgeLLM
 from knowledge_assets.defs.partitions import documents
@@ -40,32 +40,14 @@ def _llm_kinds() -> set[str]:
 _LLM = {**_COMMON, "kinds": _llm_kinds(), "pool": "llm"}
 
 
-def _table(rows: list[dict]) -> dg.MetadataValue:
-    if not rows:
-        return dg.MetadataValue.md("_no rows_")
-    columns = list(rows[0])
-    lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
-    for row in rows[:_PREVIEW_ROWS]:
-        cells = ("" if row[c] is None else " ".join(str(row[c]).split())[:90].replace("|", "\\|") for c in columns)
-        lines.append("| " + " | ".join(cells) + " |")
-    return dg.MetadataValue.md("\n".join(lines))
-
-
 def _result(result: stages.StageResult, table: str, links: dict[str, object] | None = None,
             llm: KnowledgeLLM | None = None, branch: str | None = None):
-    metadata = {"dagster/row_count": result.rows, **result.figures, "table": table, "preview": _table(result.preview),
-                **(links or {})}
+    metadata = {"dagster/row_count": result.rows, **result.figures, "table": table,
+                "preview": preview_table(result.preview, _PREVIEW_ROWS), **(links or {})}
     if llm is not None:
         metadata |= llm.metadata() | usage_totals(result.results, llm.price_table_entry())
         metadata |= {"prompt_sha256": load_prompt(branch).sha256[:16], "rejected_fields": len(result.rejected)}
     return dg.MaterializeResult(metadata=metadata)
-
-
-def _run(work):
-    try:
-        return work()
-    except MissingUpstream as exc:
-        raise dg.Failure(description=str(exc), allow_retries=False) from None
 
 
 def _extract(context: dg.AssetExecutionContext, knowledge_store: KnowledgeStore, knowledge_llm: KnowledgeLLM,
@@ -84,7 +66,8 @@ def _extract(context: dg.AssetExecutionContext, knowledge_store: KnowledgeStore,
         documents = AskedAhead(context.partition_keys, plan, pool)
 
         def extract(doc_id: str) -> dg.MaterializeResult:
-            result = _run(lambda: documents.result(doc_id))
+            with failing_the_document(MissingUpstream):
+                result = documents.result(doc_id)
             drop_cached_pages(store)  # what the stage read and wrote is not kept beside the next one
             return _result(result, table, None, knowledge_llm, branch)
 
@@ -160,7 +143,8 @@ def review_queue(context: dg.AssetExecutionContext, knowledge_store: KnowledgeSt
     store = knowledge_store.open()
 
     def queue(doc_id: str) -> dg.MaterializeResult:
-        result = _run(lambda: stages.run_review_queue(store, doc_id))
+        with failing_the_document(MissingUpstream):
+            result = stages.run_review_queue(store, doc_id)
         drop_cached_pages(store)
         links = {}
         # The document's page in `review serve`, when KNOWLEDGE_REVIEW_URL says where it runs.

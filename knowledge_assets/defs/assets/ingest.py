@@ -1,7 +1,7 @@
 import dagster as dg
 
-from knowledge_assets.defs.assets.batch import materialize_each
-from knowledge_assets.defs.assets.metadata import revision_metadata, store_value, table_metadata
+from knowledge_assets.defs.assets.batch import failing_the_document, materialize_each
+from knowledge_assets.defs.assets.metadata import preview_table, revision_metadata, store_value, table_metadata
 from knowledge_assets.defs.partitions import documents
 from knowledge_assets.defs.resources import KnowledgeStore
 from knowledge_assets.ingest.errors import DocumentError
@@ -12,12 +12,10 @@ from knowledge_assets.store.database import Store
 _PREVIEW_CHUNKS = 8
 
 
-def _preview(parsed) -> str:
-    lines = ["| chunk_id | page_no | section_no | chars | text |", "|---|---|---|---|---|"]
-    for chunk in parsed.chunks[:_PREVIEW_CHUNKS]:
-        text = " ".join(chunk.text.split())[:80].replace("|", "\\|")
-        lines.append(f"| {chunk.chunk_id} | {chunk.page_no} | {chunk.section_no or ''} | {len(chunk.text)} | {text} |")
-    return "\n".join(lines)
+def _preview(parsed) -> dg.MetadataValue:
+    return preview_table([{"chunk_id": chunk.chunk_id, "page_no": chunk.page_no, "section_no": chunk.section_no,
+                           "chars": len(chunk.text), "text": chunk.text} for chunk in parsed.chunks],
+                         _PREVIEW_CHUNKS, cell_chars=80)
 
 
 @dg.asset(
@@ -41,12 +39,8 @@ def parsed_chunks(context: dg.AssetExecutionContext, knowledge_store: KnowledgeS
 
 
 def _parse(store: Store, doc_id: str) -> dg.MaterializeResult:
-    try:
+    with failing_the_document(DocumentError):
         parsed = parse_registered(store, doc_id)
-    except DocumentError as exc:
-        # Bad input is the document's fault, not the code's: fail this partition with the
-        # cause a user can act on, and do not retry.
-        raise dg.Failure(description=str(exc), allow_retries=False) from None
     return dg.MaterializeResult(
         metadata={
             "dagster/row_count": len(parsed.chunks),
@@ -58,7 +52,7 @@ def _parse(store: Store, doc_id: str) -> dg.MaterializeResult:
             "parser": f"{parsed.parser} {parsed.parser_version}",
             "table": "parsed_chunks",
             "database": store_value(store),
-            "preview": dg.MetadataValue.md(_preview(parsed)),
+            "preview": _preview(parsed),
         }
     )
 

@@ -18,6 +18,20 @@ _SHOWN_LINKS = 12
 _NOT_NULL = " NOT NULL"
 
 
+def preview_table(rows: Sequence[dict], limit: int, cell_chars: int = 90) -> dg.MetadataValue:
+    """The first `limit` rows as a Markdown table, the columns of the first row, each cell on
+    one line and cut to `cell_chars`: what the UI shows of a materialisation's rows."""
+    if not rows:
+        return dg.MetadataValue.md("_no rows_")
+    columns = list(rows[0])
+    lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
+    for row in rows[:limit]:
+        cells = ("" if row[c] is None else " ".join(str(row[c]).split())[:cell_chars].replace("|", "\\|")
+                 for c in columns)
+        lines.append("| " + " | ".join(cells) + " |")
+    return dg.MetadataValue.md("\n".join(lines))
+
+
 def column_schema(table: str) -> dg.TableSchema:
     columns = []
     for name, sql_type in TABLES[table].items():

@@ -3,10 +3,10 @@
 import dagster as dg
 
 from knowledge_assets.candidates.definition_scorer import committed_scorer_version
-from knowledge_assets.defs.assets.batch import materialize_each
+from knowledge_assets.defs.assets.batch import failing_the_document, materialize_each
 from knowledge_assets.defs.assets.code_versions import chained_code_version
 from knowledge_assets.defs.assets.ingest import parsed_chunks
-from knowledge_assets.defs.assets.metadata import revision_metadata, store_value, table_metadata
+from knowledge_assets.defs.assets.metadata import preview_table, revision_metadata, store_value, table_metadata
 from knowledge_assets.defs.partitions import documents
 from knowledge_assets.defs.resources import KnowledgeStore
 from knowledge_assets.errors import MissingUpstream
@@ -21,15 +21,10 @@ from knowledge_assets.terms.store import write_terms
 _PREVIEW_CLUSTERS = 15
 
 
-def _preview(funnel: TermFunnel) -> str:
-    lines = ["| rank | canonical | abbreviation | mentions | surfaces |", "|---|---|---|---|---|"]
-    for cluster in funnel.clusters[:_PREVIEW_CLUSTERS]:
-        surfaces = ", ".join(cluster.surfaces).replace("|", "\\|")
-        canonical = cluster.canonical.replace("|", "\\|")
-        lines.append(
-            f"| {cluster.rank} | {canonical} | {cluster.abbreviation or ''} | {cluster.mention_count} | {surfaces} |"
-        )
-    return "\n".join(lines)
+def _preview(funnel: TermFunnel) -> dg.MetadataValue:
+    return preview_table([{"rank": cluster.rank, "canonical": cluster.canonical, "abbreviation": cluster.abbreviation,
+                           "mentions": cluster.mention_count, "surfaces": ", ".join(cluster.surfaces)}
+                          for cluster in funnel.clusters], _PREVIEW_CLUSTERS, cell_chars=200)
 
 
 def _gold_scores(funnel: TermFunnel) -> dict[str, float]:
@@ -71,9 +66,10 @@ def term_clusters(context: dg.AssetExecutionContext, knowledge_store: KnowledgeS
 
 
 def _cluster(store: Store, doc_id: str) -> dg.MaterializeResult:
-    parsed = load_parsed(store, doc_id)
-    if parsed is None:
-        raise dg.Failure(description=str(MissingUpstream.parsed_document(doc_id)), allow_retries=False)
+    with failing_the_document(MissingUpstream):
+        parsed = load_parsed(store, doc_id)
+        if parsed is None:
+            raise MissingUpstream.parsed_document(doc_id)
     funnel = run_term_funnel(parsed)
     del parsed  # a text file's page is the whole file again: not held through the write
     write_terms(store, funnel)
@@ -90,7 +86,7 @@ def _cluster(store: Store, doc_id: str) -> dg.MaterializeResult:
             **_gold_scores(funnel),
             "table": "term_clusters",
             "database": store_value(store),
-            "preview": dg.MetadataValue.md(_preview(funnel)),
+            "preview": _preview(funnel),
         }
     )
 

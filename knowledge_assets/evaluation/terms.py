@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from knowledge_assets.evaluation.gold import GoldTerm
+from knowledge_assets.evaluation.gold import GoldTerm, load_gold
 from knowledge_assets.evaluation.matching import fold
 from knowledge_assets.terms.clusters import TermCluster
+from knowledge_assets.terms.funnel import TermFunnel
 
 
 def gold_term_names(term: GoldTerm) -> set[str]:
@@ -51,3 +52,19 @@ def gold_precision(gold: Sequence[GoldTerm], clusters: Sequence[TermCluster]) ->
     if not clusters:
         return 0.0
     return 1 - len(clusters_outside_gold(gold, clusters)) / len(clusters)
+
+
+def funnel_gold_scores(funnel: TermFunnel) -> dict[str, float]:
+    """The term stage's figures against the document's gold, when it has gold terms: what the
+    term_clusters materialisation shows beside its counts."""
+    gold = load_gold(funnel.doc_id)
+    if gold is None or not gold.terms:
+        return {}
+    outside = len(clusters_outside_gold(gold.terms, funnel.clusters))
+    return {
+        "e1_term_filter_recall": term_filter_recall(gold.terms, funnel.clusters),
+        "gold_precision": gold_precision(gold.terms, funnel.clusters),
+        # Non-gold clusters per page: an upper bound on noise clusters per page, since a
+        # cluster outside the gold list may still be a defensible term.
+        "non_gold_clusters_per_page": outside / max(funnel.page_count, 1),
+    }

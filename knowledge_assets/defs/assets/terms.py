@@ -10,8 +10,7 @@ from knowledge_assets.defs.assets.metadata import preview_table, revision_metada
 from knowledge_assets.defs.partitions import documents
 from knowledge_assets.defs.resources import KnowledgeStore
 from knowledge_assets.errors import MissingUpstream
-from knowledge_assets.evaluation.gold import load_gold
-from knowledge_assets.evaluation.terms import clusters_outside_gold, compression, gold_precision, term_filter_recall
+from knowledge_assets.evaluation.terms import compression, funnel_gold_scores
 from knowledge_assets.store.database import Store
 from knowledge_assets.store.held import drop_cached_pages
 from knowledge_assets.store.parsed import load_parsed
@@ -25,20 +24,6 @@ def _preview(funnel: TermFunnel) -> dg.MetadataValue:
     return preview_table([{"rank": cluster.rank, "canonical": cluster.canonical, "abbreviation": cluster.abbreviation,
                            "mentions": cluster.mention_count, "surfaces": ", ".join(cluster.surfaces)}
                           for cluster in funnel.clusters], _PREVIEW_CLUSTERS, cell_chars=200)
-
-
-def _gold_scores(funnel: TermFunnel) -> dict[str, float]:
-    gold = load_gold(funnel.doc_id)
-    if gold is None or not gold.terms:
-        return {}
-    outside = len(clusters_outside_gold(gold.terms, funnel.clusters))
-    return {
-        "e1_term_filter_recall": term_filter_recall(gold.terms, funnel.clusters),
-        "gold_precision": gold_precision(gold.terms, funnel.clusters),
-        # Non-gold clusters per page: an upper bound on noise clusters per page, since a
-        # cluster outside the gold list may still be a defensible term.
-        "non_gold_clusters_per_page": outside / max(funnel.page_count, 1),
-    }
 
 
 @dg.asset(
@@ -83,7 +68,7 @@ def _cluster(store: Store, doc_id: str) -> dg.MaterializeResult:
             "clusters": clusters,
             "compression": compression(funnel.mentions_after_noise, clusters),
             **{f"noise_{reason}": count for reason, count in funnel.noise_by_reason().items()},
-            **_gold_scores(funnel),
+            **funnel_gold_scores(funnel),
             "table": "term_clusters",
             "database": store_value(store),
             "preview": _preview(funnel),

@@ -32,7 +32,7 @@ from pathlib import Path
 
 from knowledge_assets.candidates.definition_scorer import COMMITTED
 from knowledge_assets.errors import KnowledgeError, MissingUpstream
-from knowledge_assets.evaluation import corpus as corpus_eval
+from knowledge_assets.evaluation import corpus
 from knowledge_assets.evaluation.conventions import render_conventions
 from knowledge_assets.evaluation.gold import GOLD_DIR, gold_path, load_gold
 from knowledge_assets.evaluation.leave_one_out import fold_scorers, train_corpus_scorer
@@ -65,7 +65,7 @@ class EvalError(KnowledgeError):
     """A request `eval` cannot answer: an unknown document, no gold, nothing scored, a bad option."""
 
 
-def add_commands(subparsers: argparse._SubParsersAction, open_runner: Callable[[], corpus_eval.OpenRunner]) -> None:
+def add_commands(subparsers: argparse._SubParsersAction, open_runner: Callable[[], corpus.OpenRunner]) -> None:
     """Adds this module's subcommands to the `knowledge-assets` parser; `open_runner` gives the
     pipeline runner a corpus run materialises its documents with."""
     parser = subparsers.add_parser(
@@ -164,8 +164,8 @@ def _corpus_run_info() -> RunInfo:
     return RunInfo(settings.backend, settings.deployment, prompt_hashes())
 
 
-def _print_result(result: corpus_eval.DocumentResult, verbose: bool) -> None:
-    print(corpus_eval.table_row(result), flush=True)
+def _print_result(result: corpus.DocumentResult, verbose: bool) -> None:
+    print(corpus.table_row(result), flush=True)
     if verbose and not result.failed:
         for miss in result.scores.misses:
             print(f"    {miss}")
@@ -174,7 +174,7 @@ def _print_result(result: corpus_eval.DocumentResult, verbose: bool) -> None:
 def _corpus_baseline(args: argparse.Namespace, run: RunInfo) -> Path | None:
     if args.baseline is not None:
         return args.baseline
-    committed = args.results_dir / corpus_eval.baseline_name(run, args.leave_one_out)
+    committed = args.results_dir / corpus.baseline_name(run, args.leave_one_out)
     if committed.is_file():
         return committed
     print(f"no committed corpus baseline {committed}: nothing to compare with")
@@ -182,7 +182,7 @@ def _corpus_baseline(args: argparse.Namespace, run: RunInfo) -> Path | None:
 
 
 def _train_scorer(args: argparse.Namespace) -> int:
-    documents, notes = corpus_eval.corpus_documents(args.corpus)
+    documents, notes = corpus.corpus_documents(args.corpus)
     for note in notes:
         print(note, file=sys.stderr)
     samples = train_corpus_scorer(documents, args.corpus, args.scorer_file)
@@ -194,38 +194,38 @@ def cmd_eval_corpus(args: argparse.Namespace) -> int:
     """`eval --corpus`: exit 1 when a document fails or a rate regresses beyond the tolerance."""
     if args.train_scorer:
         return _train_scorer(args)
-    documents, notes = corpus_eval.corpus_documents(args.corpus, args.doc_id)
+    documents, notes = corpus.corpus_documents(args.corpus, args.doc_id)
     if args.write_baseline and args.doc_id is not None:
         raise EvalError("--write-baseline writes the whole corpus's baseline; drop --doc-id")
     run = _corpus_run_info()
     baseline_path = _corpus_baseline(args, run)
-    baseline = corpus_eval.read_corpus_results(baseline_path) if baseline_path else None
+    baseline = corpus.read_corpus_results(baseline_path) if baseline_path else None
     for note in notes:
         print(note, file=sys.stderr)
-    with corpus_eval.work_directory(args.work) as work:
+    with corpus.work_directory(args.work) as work:
         scorers = None
         if args.leave_one_out:
-            every, _ = corpus_eval.corpus_documents(args.corpus)
+            every, _ = corpus.corpus_documents(args.corpus)
             scorers = fold_scorers(every, args.corpus, work / "scorers")
             print(f"leave-one-document-out: each document scored with the definition scorer trained on the other "
                   f"{len(every) - 1} ({work / 'scorers'})")
-        print(corpus_eval.table_header())
-        results = corpus_eval.run_corpus(documents, work, args.open_runner(), lambda r: _print_result(r, args.verbose),
+        print(corpus.table_header())
+        results = corpus.run_corpus(documents, work, args.open_runner(), lambda r: _print_result(r, args.verbose),
                                          scorers)
-    print(corpus_eval.table_footer(results))
-    print(render_conventions(corpus_eval.convention_summaries(results)))
+    print(corpus.table_footer(results))
+    print(render_conventions(corpus.convention_summaries(results)))
     if args.work is not None:
         print(f"work: {args.work.resolve()} (store, Dagster instance, exports in export/<stem>/)")
     now = datetime.now(timezone.utc)
-    payload = corpus_eval.results_payload(results, run, args.corpus, now) | {"leave_one_out": args.leave_one_out}
+    payload = corpus.results_payload(results, run, args.corpus, now) | {"leave_one_out": args.leave_one_out}
     failed = [r.stem for r in results if r.failed]
     status = 0
     if baseline is not None:
         print(f"baseline {baseline_path}: backend={baseline.get('backend')} model={baseline.get('model')} "
               f"prompts={baseline.get('prompt_hash')}")
-        changes = corpus_eval.compare_with_baseline(baseline, payload, args.tolerance, args.doc_id)
-        print(corpus_eval.render_comparison(changes, args.tolerance))
-        regressed = [c for c in regressions(changes) if c.metric in corpus_eval.RATES]
+        changes = corpus.compare_with_baseline(baseline, payload, args.tolerance, args.doc_id)
+        print(corpus.render_comparison(changes, args.tolerance))
+        regressed = [c for c in regressions(changes) if c.metric in corpus.RATES]
         if not regressed:
             print("no regression")
         elif args.write_baseline:
@@ -234,7 +234,7 @@ def cmd_eval_corpus(args: argparse.Namespace) -> int:
             print(f"{len(regressed)} regressions beyond the tolerance", file=sys.stderr)
             status = 1
     if args.write:
-        dated = args.results_dir / corpus_eval.dated_name(run, now, args.leave_one_out)
+        dated = args.results_dir / corpus.dated_name(run, now, args.leave_one_out)
         print(f"wrote {write_result_file(dated, payload)}")
     if failed:
         print(f"{len(failed)} of {len(results)} documents failed: {', '.join(failed)}", file=sys.stderr)
@@ -242,7 +242,7 @@ def cmd_eval_corpus(args: argparse.Namespace) -> int:
             print("the baseline is not written while a document fails", file=sys.stderr)
         return 1
     if args.write_baseline:
-        written = args.results_dir / corpus_eval.baseline_name(run, args.leave_one_out)
+        written = args.results_dir / corpus.baseline_name(run, args.leave_one_out)
         print(f"wrote {write_result_file(written, payload)}")
     return status
 

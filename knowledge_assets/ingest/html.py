@@ -22,13 +22,13 @@ import lxml
 import lxml.etree
 import lxml.html
 
+from knowledge_assets.ingest import markdown
 from knowledge_assets.ingest.blocks import PageBlocks
 from knowledge_assets.ingest.errors import DocumentError
-from knowledge_assets.ingest.markdown import PARSER_VERSION as MARKDOWN_VERSION
 from knowledge_assets.ingest.markdown import blocks_from_markdown
 
 # The HTML parser and the Markdown structure reading both shape the chunks.
-PARSER_VERSION = f"lxml-{lxml.__version__}+markdown-{MARKDOWN_VERSION}+1"
+PARSER_VERSION = f"lxml-{lxml.__version__}+markdown-{markdown.PARSER_VERSION}+1"
 
 _LEFT_OUT = frozenset({
     "head", "script", "style", "noscript", "template", "nav", "footer", "svg", "canvas", "iframe",

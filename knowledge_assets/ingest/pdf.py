@@ -12,13 +12,13 @@ from pathlib import Path
 import pypdf
 from pypdf.errors import FileNotDecryptedError, PyPdfError
 
+from knowledge_assets.ingest import plain
 from knowledge_assets.ingest.blocks import PageBlocks
 from knowledge_assets.ingest.errors import DocumentError
-from knowledge_assets.ingest.plain import PARSER_VERSION as PLAIN_VERSION
 from knowledge_assets.ingest.plain import blocks_from_page_texts
 
 # The text layer's reader and the plain-text structure reading both shape the chunks.
-PARSER_VERSION = f"pypdf-{pypdf.__version__}+plain-{PLAIN_VERSION}"
+PARSER_VERSION = f"pypdf-{pypdf.__version__}+plain-{plain.PARSER_VERSION}"
 NO_TEXT_LAYER = (
     "no extractable text: OCR is not part of this pipeline; parse it with MinerU and ingest "
     "its content_list.json"

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from knowledge_assets.candidates.model import trim as _trim
+from knowledge_assets.candidates.model import trim
 from knowledge_assets.candidates.text import Bounds
 
 _FUNCTION_WORDS = frozenset({"of", "and", "on", "to", "for", "the", "dan", "di", "in", "&"})
@@ -58,7 +58,7 @@ def abbreviation_pairs(text: str) -> list[tuple[Bounds, str]]:
             cursor = word.start(1)
         bounds = _long_form(words, letters, match.start())
         if bounds:
-            pairs.append(((bounds[0], _trim(text, bounds[0], bounds[1])[1]), abbreviation))
+            pairs.append(((bounds[0], trim(text, bounds[0], bounds[1])[1]), abbreviation))
     return pairs
 
 

@@ -113,16 +113,18 @@ def link_glossary(entries: list[GlossaryEntry], formulas: list[FormulaEntry], in
 
 
 def link_rules(rules: list[RuleEntry], formulas: list[FormulaEntry], index: TermIndex) -> list[RuleEntry]:
-    """A rule governs the terms it names, and constrains the formulas that define them."""
-    defined_by = {}
+    """A rule governs the terms it names, and constrains the formulas that define them: of a
+    formula the document restates word for word (one name, one latex), the first statement only,
+    so a rule's links grow with the distinct formulas of its terms, not with the document (D95)."""
+    defined_by: dict[str, dict[tuple[str | None, str | None], str]] = {}
     for formula in formulas:
         if (term_id := _defined_term(formula, index)) is not None:
-            defined_by.setdefault(term_id, []).append(formula.formula_id)
+            defined_by.setdefault(term_id, {}).setdefault((formula.name, formula.formula_latex), formula.formula_id)
     linked = []
     for rule in rules:
         text = " ".join(t for t in (rule.statement, rule.condition, rule.consequence, rule.provenance.span) if t)
         term_ids = index.mentioned_in(text)
-        formula_ids = list(dict.fromkeys(f for t in term_ids for f in defined_by.get(t, [])))
+        formula_ids = list(dict.fromkeys(f for t in term_ids for f in defined_by.get(t, {}).values()))
         linked.append(rule.model_copy(update={"term_ids": term_ids, "formula_ids": formula_ids}))
     return linked
 

@@ -72,3 +72,14 @@ def test_key_parameters_resolve_or_stay_null_and_dangles_are_counted():
     assert [k.term_id for k in linked.key_parameters] == ["t_pa", None]
     counts = dangle_counts([], [], [c.RuleEntry(rule_id="r", rule_type="calculation", provenance=PROV)], linked)
     assert counts.key_parameters_unresolved == 1 and counts.rules_without_terms == 1
+
+
+def test_a_rule_links_a_formula_restated_word_for_word_once_and_each_distinct_one():
+    restated = [
+        c.FormulaEntry(formula_id=f"f_pa{n}", name="PA", formula_latex="PA = (MOHH - BD) / MOHH", provenance=PROV)
+        for n in range(3)
+    ]
+    other_way = c.FormulaEntry(formula_id="f_pa_other", name="PA", formula_latex="PA = 1 - BD / MOHH", provenance=PROV)
+    rule = c.RuleEntry(rule_id="r_1", rule_type="calculation", statement="PA dihitung per unit.", provenance=PROV)
+    linked = link_rules([rule], [*restated, other_way], INDEX)[0]
+    assert linked.formula_ids == ["f_pa0", "f_pa_other"]

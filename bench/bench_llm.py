@@ -39,7 +39,8 @@ from knowledge_assets.llm.requests import (
 )
 from knowledge_assets.llm.settings import LLMSettings
 from knowledge_assets.llm.usage import usage_totals
-from knowledge_assets.store.database import Store
+from knowledge_assets.store.database import DuckDBStore
+from knowledge_assets.store.protocol import Store
 from knowledge_assets.terms.funnel import run_term_funnel
 from tests.support.openai_server import OpenAIServer
 
@@ -128,7 +129,7 @@ def main() -> None:
     print(f"{args.document.name}: {len(chunks)} chunks, {len(term_clusters)} clusters, calls per branch {branches}")
 
     with tempfile.TemporaryDirectory() as scratch:
-        store = Store(Path(scratch) / "bench.duckdb")
+        store = DuckDBStore(Path(scratch) / "bench.duckdb")
         rows = [
             measure("concurrency 1, no response cache", 1, None, requests, answers, args.latency),
             measure("concurrency 8, response cache cold", 8, store, requests, answers, args.latency),

@@ -52,7 +52,7 @@ from knowledge_assets.ingest.registration import register_files
 from knowledge_assets.ingest.stage import parse_registered
 from knowledge_assets.llm.extractor import Extractor
 from knowledge_assets.llm.offline import OfflineBackend
-from knowledge_assets.store.database import Store
+from knowledge_assets.store.database import DuckDBStore
 from knowledge_assets.store.parsed import load_parsed
 from knowledge_assets.terms.funnel import run_term_funnel
 from knowledge_assets.terms.store import write_terms
@@ -98,7 +98,7 @@ class _RecordingOffline(OfflineBackend):
 def planned_answers(folder: Path, scratch: Path) -> dict[str, str]:
     """User message → the offline extractor's answer, for every request the folder's run asks:
     each document through the stages the assets run, in their order, with the offline backend."""
-    store = Store(scratch / "plan.duckdb")
+    store = DuckDBStore(scratch / "plan.duckdb")
     backend = _RecordingOffline()
     extractor = Extractor(backend)
     for found in register_files(store, discover_documents([folder]).files):

@@ -23,7 +23,7 @@ from knowledge_assets.ingest.documents import identify
 from knowledge_assets.ingest.stage import parse_registered
 from knowledge_assets.llm.extractor import Extractor
 from knowledge_assets.llm.offline import OfflineBackend
-from knowledge_assets.store.database import Store
+from knowledge_assets.store.database import DuckDBStore
 from knowledge_assets.store.parsed import load_parsed
 from knowledge_assets.store.registry import register
 from knowledge_assets.terms.funnel import run_term_funnel
@@ -40,7 +40,7 @@ def _best(repeats: int, step: Callable[[], object]) -> float:
 
 
 def measure(path: Path, doc_id: str, repeats: int, directory: Path) -> tuple[int, dict[str, float]]:
-    store = Store(directory / f"{doc_id}.duckdb")
+    store = DuckDBStore(directory / f"{doc_id}.duckdb")
     register(store, identify(path, doc_id))
     extractor = Extractor(OfflineBackend())
     timings = {"parse": _best(repeats, lambda: parse_registered(store, doc_id))}

@@ -17,7 +17,7 @@ import pypdf
 
 from knowledge_assets.ingest.documents import identify
 from knowledge_assets.ingest.parse import parse_document
-from knowledge_assets.store.database import Store
+from knowledge_assets.store.database import DuckDBStore
 from knowledge_assets.store.parsed import write_parsed
 
 SAMPLE = Path(__file__).resolve().parents[1] / "eval_assets" / "documents" / "std_parameter_produksi.pdf"
@@ -44,7 +44,7 @@ def measure(path: Path, repeats: int) -> None:
     print(f"{path.name}: {parsed.page_count} pages, {len(parsed.chunks)} chunks, "
           f"parse {best:.3f} s, {parsed.page_count / best:.0f} pages/s (best of {repeats})")
     with tempfile.TemporaryDirectory() as tmp:
-        store = Store(Path(tmp) / "bench.duckdb")
+        store = DuckDBStore(Path(tmp) / "bench.duckdb")
         started = time.perf_counter()
         write_parsed(store, parsed)
         print(f"  DuckDB partition write: {time.perf_counter() - started:.3f} s")

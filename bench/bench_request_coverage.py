@@ -54,7 +54,8 @@ import dagster as dg
 from knowledge_assets.defs.launch import materialize_document
 from knowledge_assets.evaluation.corpus_scores import best_window_f1 as corpus_best_window_f1
 from knowledge_assets.ingest.documents import identify
-from knowledge_assets.store.database import Store
+from knowledge_assets.store.database import DuckDBStore
+from knowledge_assets.store.protocol import Store
 from knowledge_assets.store.registry import register
 from tests.support.openai_server import CHARS_PER_TOKEN, OpenAIServer, RecordedRequest, prompt_text, schema_title
 
@@ -205,7 +206,7 @@ def loopback_model_run() -> Iterator[tuple[Store, OpenAIServer, dg.DagsterInstan
     """A private store and Dagster instance whose runs use the model backend against the loopback
     server, which answers every request with the smallest valid JSON (`empty_answer`)."""
     with tempfile.TemporaryDirectory() as scratch, OpenAIServer(empty_answer) as server:
-        store = Store(Path(scratch) / "knowledge.duckdb")
+        store = DuckDBStore(Path(scratch) / "knowledge.duckdb")
         os.environ.update({"KNOWLEDGE_DB": str(store.path), "OPENAI_API_KEY": "sk-bench",
                            "OPENAI_BASE_URL": server.base_url, "KNOWLEDGE_LLM_MODEL": "loopback-nano"})
         os.environ.pop("KNOWLEDGE_LLM_BACKEND", None)

@@ -27,7 +27,7 @@ from urllib.parse import quote
 
 from bench_parse import build_long_pdf
 
-from knowledge_assets.store.database import Store
+from knowledge_assets.store.database import DuckDBStore
 
 CLI = str(Path(sys.executable).parent / "knowledge-assets")
 
@@ -71,7 +71,7 @@ def _median_ms(times: list[float]) -> str:
 
 
 def measure(store_path: Path, doc_id: str, repeats: int) -> None:
-    store = Store(store_path)
+    store = DuckDBStore(store_path)
     # The rule furthest into the document: its page is rendered from the end of the file.
     term = store.fetch("SELECT rule_id AS entity_id, provenance.page_no AS page_no FROM rules WHERE doc_id = ? "
                        "ORDER BY provenance.page DESC, rule_id LIMIT 1", [doc_id])[0]

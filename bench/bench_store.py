@@ -30,7 +30,8 @@ import duckdb
 
 from bench.bench_parse import build_long_pdf
 from knowledge_assets.store import database
-from knowledge_assets.store.database import Store
+from knowledge_assets.store.database import DuckDBStore
+from knowledge_assets.store.protocol import Store
 from knowledge_assets.store.schema import TABLES
 
 
@@ -51,7 +52,7 @@ def _per_row_insert(con: duckdb.DuckDBPyConnection, table: str, rows: list[dict]
 
 def insert_side_by_side(directory: Path, n_rows: int, repeats: int) -> None:
     rows = _mention_rows(n_rows)
-    store = Store(directory / "insert.duckdb")
+    store = DuckDBStore(directory / "insert.duckdb")
     timings: dict[str, list[float]] = {"batched": [], "per_row": []}
     for _ in range(repeats):
         for name, write in (("batched", database._insert), ("per_row", _per_row_insert)):
@@ -117,7 +118,7 @@ def run_share(directory: Path, pages: int, repeats: int) -> None:
     for attempt in range(repeats):
         db = directory / f"run-{attempt}.duckdb"
         os.environ["KNOWLEDGE_DB"] = str(db)
-        doc_id = register(Store(db), identify(pdf, f"BENCH-{pages}")).source.doc_id
+        doc_id = register(DuckDBStore(db), identify(pdf, f"BENCH-{pages}")).source.doc_id
         (directory / f"dagster-{attempt}").mkdir()
         with dg.instance_for_test(temp_dir=str(directory / f"dagster-{attempt}")) as instance, _Meter() as meter:
             started = time.perf_counter()

@@ -30,8 +30,9 @@ from pathlib import Path
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(PROJECT_ROOT))
 
-from knowledge_assets.store.database import Store  # noqa: E402 (run as a script from the project root)
+from knowledge_assets.store.database import DuckDBStore  # noqa: E402 (run as a script from the project root)
 from knowledge_assets.store.postgres import PostgresStore  # noqa: E402
+from knowledge_assets.store.protocol import Store  # noqa: E402 (run as a script from the project root)
 from knowledge_assets.store.schema import TABLES  # noqa: E402
 from tests.support.postgres import running_postgres  # noqa: E402
 
@@ -89,10 +90,11 @@ def main() -> None:
         root = Path(tmp)
         source_home = root / "source"
         _run(args.documents, source_home, None)
-        source = Store(source_home / "knowledge.duckdb")
+        source = DuckDBStore(source_home / "knowledge.duckdb")
         doc_ids = [r["doc_id"] for r in source.fetch("SELECT DISTINCT doc_id FROM documents ORDER BY doc_id")]
         rows = {d: sum(len(v) for v in _document_rows(source, d).values()) for d in doc_ids}
-        stores = {"duckdb": Store(root / "target.duckdb"), "postgresql": PostgresStore(_fresh_database(server, "w"))}
+        stores = {"duckdb": DuckDBStore(root / "target.duckdb"),
+                  "postgresql": PostgresStore(_fresh_database(server, "w"))}
         writes = _partition_writes(source, doc_ids, stores, args.repeats)
         print(f"partition write, median of {args.repeats} (all of a document's tables, one transaction):")
         for doc_id in doc_ids:

@@ -54,8 +54,8 @@ from knowledge_assets.review.approved import export_approved
 from knowledge_assets.review.documents import RunState
 from knowledge_assets.semantic_review import cli as semantic_review_cli
 from knowledge_assets.settings import cannot_write, instance_folder, split_home_warning, store_folder
-from knowledge_assets.store.database import Store
 from knowledge_assets.store.open import open_store
+from knowledge_assets.store.protocol import Store
 from knowledge_assets.store.registry import document_title
 
 # Exit status of `knowledge-assets run` (docs/decisions.md, "Exit status of a run").

@@ -49,8 +49,8 @@ from knowledge_assets import branches
 from knowledge_assets import contracts as c
 from knowledge_assets.errors import KnowledgeError
 from knowledge_assets.store.audit import latest_calls
-from knowledge_assets.store.database import Store
 from knowledge_assets.store.knowledge import load_entities, stored_rows
+from knowledge_assets.store.protocol import Store
 from knowledge_assets.store.registry import document_title, latest_source
 from knowledge_assets.store.revisions import revision_state
 

@@ -19,8 +19,9 @@ from pathlib import Path
 from knowledge_assets.errors import KnowledgeError
 from knowledge_assets.settings import is_shared_store, store_setting
 from knowledge_assets.store.copy import TableCopy, copy_store
-from knowledge_assets.store.database import Store
+from knowledge_assets.store.database import DuckDBStore
 from knowledge_assets.store.open import open_store
+from knowledge_assets.store.protocol import Store
 from knowledge_assets.store.redaction import redact
 
 _TABLE_CHARS = 20
@@ -75,7 +76,7 @@ def open_target(target: str, source: str) -> Store:
     path = Path(target).resolve()
     if not is_shared_store(source) and path == Path(source).resolve():
         raise StoreCommandError(f"{path}: that is the configured store itself; copy into another file")
-    return Store(path)
+    return DuckDBStore(path)
 
 
 def shown_target(target: str) -> str:

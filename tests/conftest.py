@@ -8,7 +8,8 @@ from pathlib import Path
 import dagster as dg
 import pytest
 
-from knowledge_assets.store.database import Store
+from knowledge_assets.store.database import DuckDBStore
+from knowledge_assets.store.protocol import Store
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 SAMPLE_DOCUMENTS = PROJECT_ROOT / "eval_assets" / "documents"
@@ -18,7 +19,7 @@ SAMPLE_MARKDOWN = SAMPLE_DOCUMENTS / "maintenance_kpi.md"
 
 @pytest.fixture
 def store(tmp_path: Path) -> Store:
-    return Store(tmp_path / "knowledge.duckdb")
+    return DuckDBStore(tmp_path / "knowledge.duckdb")
 
 
 @pytest.fixture

@@ -228,10 +228,10 @@ EXPORT_LOOP = """
 import itertools, sys
 from pathlib import Path
 from knowledge_assets.export import export_into
-from knowledge_assets.store.database import Store
+from knowledge_assets.store.database import DuckDBStore
 
 path, root, doc_id, count, *formats = sys.argv[1:]
-with Store(path).session() as store:
+with DuckDBStore(path).session() as store:
     print("exporting", flush=True)
     for fmt in itertools.islice(itertools.cycle(formats), int(count) or None):
         export_into(store, Path(root), doc_id, fmt)

@@ -27,7 +27,7 @@ from knowledge_assets.export import ExportError, export_document
 from knowledge_assets.ingest.documents import identify
 from knowledge_assets.review.decisions import record_decision
 from knowledge_assets.review.entities import ReviewError, find
-from knowledge_assets.store.database import Store
+from knowledge_assets.store.database import DuckDBStore
 from knowledge_assets.store.registry import register
 from knowledge_assets.store.revisions import record_checks, revision_state
 from tests.conftest import SAMPLE_MARKDOWN
@@ -138,7 +138,7 @@ def test_after_a_run_killed_between_two_assets_every_reader_says_so_and_refuses(
         assert approved_export.returncode == 1 and behind in approved_export.stderr
         assert not (tmp_path / "out").exists() and not (tmp_path / "approved" / DOC).exists()
 
-        with review_server(Store(store_path), tmp_path / "serve.log") as served:
+        with review_server(DuckDBStore(store_path), tmp_path / "serve.log") as served:
             client = served.client()
             for page in ("/", f"/documents/{DOC}", entry_path(domain, DOC)):
                 answer = client.get(page)

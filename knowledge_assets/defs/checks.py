@@ -28,7 +28,7 @@ from knowledge_assets.defs.assets.batch import CheckOutcome, SkippedCheck, check
 from knowledge_assets.defs.assets.extract import domain_context, formulas, glossary, review_queue, rules
 from knowledge_assets.defs.partitions import documents
 from knowledge_assets.defs.resources import KnowledgeStore
-from knowledge_assets.store.database import Store
+from knowledge_assets.store.protocol import Store
 from knowledge_assets.store.revisions import DOCUMENT_ASSETS, record_checks_of, revision_state
 from knowledge_assets.verify import stored
 

@@ -11,7 +11,7 @@ from knowledge_assets.llm.settings import (
 )
 from knowledge_assets.llm.usage import Price, price_for
 from knowledge_assets.llm.versions import branch_code_version
-from knowledge_assets.store.database import Store
+from knowledge_assets.store.protocol import Store
 
 # One retry budget and endpoint record per run, shared by its steps; a process runs few runs,
 # so none is dropped.

@@ -6,8 +6,8 @@ import dagster as dg
 
 from knowledge_assets.defs.llm import KnowledgeLLM
 from knowledge_assets.settings import inbox_path
-from knowledge_assets.store.database import Store
 from knowledge_assets.store.open import open_store
+from knowledge_assets.store.protocol import Store
 
 
 class KnowledgeStore(dg.ConfigurableResource):

@@ -65,8 +65,9 @@ from knowledge_assets.export import ExportError, export_document
 from knowledge_assets.ingest.documents import identify
 from knowledge_assets.ingest.errors import DocumentError
 from knowledge_assets.semantic_review.capture import CaseRun
-from knowledge_assets.store.database import Store
+from knowledge_assets.store.database import DuckDBStore
 from knowledge_assets.store.parsed import load_parsed
+from knowledge_assets.store.protocol import Store
 from knowledge_assets.store.registry import register
 
 FORMAT = "knowledge-assets-corpus-eval/1"
@@ -141,7 +142,7 @@ def corpus_documents(corpus: Path, only: str | None = None) -> tuple[list[Corpus
     return documents, notes
 
 
-def _run_document(document: CorpusDocument, store: Store, run: Runner, export_dir: Path) -> DocumentResult:
+def _run_document(document: CorpusDocument, store: DuckDBStore, run: Runner, export_dir: Path) -> DocumentResult:
     def failed(error: str) -> DocumentResult:
         return DocumentResult(document.stem, document.path.name, None, error)
 
@@ -186,7 +187,7 @@ def run_corpus(documents: list[CorpusDocument], work: Path, open_runner: OpenRun
     """Each document through the pipeline into WORK/knowledge.duckdb (instance in WORK/dagster,
     exports in WORK/export/<stem>/), scored; `on_result` sees each as it finishes. `scorers`
     names the definition scorer each document runs with (the leave-one-out folds)."""
-    store = Store(work / "knowledge.duckdb")
+    store = DuckDBStore(work / "knowledge.duckdb")
     instance_dir = work / "dagster"
     instance_dir.mkdir(exist_ok=True)
     (instance_dir / "dagster.yaml").touch()  # an empty configuration: Dagster's defaults, without its warning

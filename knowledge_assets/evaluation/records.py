@@ -6,8 +6,8 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from knowledge_assets.evaluation.scores import METRICS, SCORING_VERSION, DocumentScores, RunInfo
-from knowledge_assets.store.database import Store
 from knowledge_assets.store.knowledge import documents_rows
+from knowledge_assets.store.protocol import Store
 
 
 def score_row(scores: DocumentScores, run: RunInfo, run_id: str, scored_at: datetime) -> dict:

@@ -32,8 +32,8 @@ from knowledge_assets.evaluation.knowledge import (
 )
 from knowledge_assets.evaluation.terms import compression, term_filter_recall
 from knowledge_assets.store.audit import latest_glossary_run, rejected_counts_by_branch
-from knowledge_assets.store.database import Store
 from knowledge_assets.store.knowledge import load_entities
+from knowledge_assets.store.protocol import Store
 from knowledge_assets.store.terms import kept_mention_count
 from knowledge_assets.terms.clusters import TermCluster
 from knowledge_assets.terms.store import load_clusters

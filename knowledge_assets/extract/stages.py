@@ -67,7 +67,6 @@ from knowledge_assets.llm.results import CallResult
 from knowledge_assets.llm.usage import usage_rows
 from knowledge_assets.queue import build_queue
 from knowledge_assets.review.status import review_statuses, still_pending
-from knowledge_assets.store.database import Store
 from knowledge_assets.store.knowledge import (
     EarlierResult,
     KeptRow,
@@ -80,6 +79,7 @@ from knowledge_assets.store.knowledge import (
     write_review_queue,
 )
 from knowledge_assets.store.parsed import load_chunks
+from knowledge_assets.store.protocol import Store
 from knowledge_assets.subdomains import speaks_mining
 from knowledge_assets.terms.clusters import TermCluster
 from knowledge_assets.terms.store import clustered_mentions, load_clusters, load_definitions

@@ -27,7 +27,7 @@ from typing import Literal
 
 from knowledge_assets.ingest.documents import identify
 from knowledge_assets.ingest.errors import DocumentError
-from knowledge_assets.store.database import Store
+from knowledge_assets.store.protocol import Store
 from knowledge_assets.store.registry import (
     ContentMatch,
     DocumentSource,

@@ -6,8 +6,8 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable
 
-from knowledge_assets.store.database import Store
 from knowledge_assets.store.parsed import parsed_content_hashes
+from knowledge_assets.store.protocol import Store
 from knowledge_assets.store.registry import holds_its_path, latest_source
 
 

@@ -9,9 +9,9 @@ from dataclasses import replace
 from knowledge_assets.contracts import ParsedDocument
 from knowledge_assets.ingest.errors import DocumentError
 from knowledge_assets.ingest.parse import parse_document
-from knowledge_assets.store.database import Store
 from knowledge_assets.store.held import drop_cached_pages
 from knowledge_assets.store.parsed import write_parsed
+from knowledge_assets.store.protocol import Store
 from knowledge_assets.store.registry import holds_its_path, latest_source, path_holder, register
 
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from knowledge_assets.llm.requests import BranchName
 from knowledge_assets.llm.responses import ExtractionResponse
 from knowledge_assets.store.cache import store_answer_once, stored_answers
-from knowledge_assets.store.database import Store
+from knowledge_assets.store.protocol import Store
 
 # No response model accepts it (they forbid fields they do not name), so a reader that does
 # not know it sees an answer it cannot validate, and asks again.

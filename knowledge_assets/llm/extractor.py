@@ -50,7 +50,7 @@ from knowledge_assets.llm.responses import (
 )
 from knowledge_assets.llm.results import CallFailure, CallResult, LLMConfigurationError, RunCalls, call_usage
 from knowledge_assets.llm.settings import LLMSettings
-from knowledge_assets.store.database import Store
+from knowledge_assets.store.protocol import Store
 
 # A batch of 32 terms halves to 16, 8, 4, then 2: past that, a truncation is not the batch's size.
 MAX_SPLIT_DEPTH = 4

@@ -31,7 +31,7 @@ from knowledge_assets.export import ExportError, Format, write_folder, write_ind
 from knowledge_assets.review.decisions import Review
 from knowledge_assets.review.entities import KEY_PARAMETER, MODELS, EntityKey, Kind, extracted_documents
 from knowledge_assets.review.status import ReviewStatus, review_statuses
-from knowledge_assets.store.database import Store
+from knowledge_assets.store.protocol import Store
 from knowledge_assets.store.review import approved_doc_ids
 from knowledge_assets.store.revisions import not_current
 

@@ -41,7 +41,7 @@ from knowledge_assets.review.decisions import (
 )
 from knowledge_assets.review.entities import EntityKey, Reviewable, ReviewError
 from knowledge_assets.review.status import review_statuses
-from knowledge_assets.store.database import Store
+from knowledge_assets.store.protocol import Store
 from knowledge_assets.store.review import append_batch, batch_rows
 
 ShownEntries = Mapping[EntityKey, Shown]

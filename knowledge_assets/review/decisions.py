@@ -27,7 +27,7 @@ from pydantic import BaseModel, ValidationError
 
 from knowledge_assets.review.entities import KEY_PARAMETER, MODELS, EntityKey, Reviewable, ReviewError, kind_branch
 from knowledge_assets.review.fingerprint import changed_fields, fingerprint, reviewed_content, short_fingerprint
-from knowledge_assets.store.database import Store
+from knowledge_assets.store.protocol import Store
 from knowledge_assets.store.review import decision_rows
 from knowledge_assets.store.revisions import revision_state
 

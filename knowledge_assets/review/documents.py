@@ -21,8 +21,8 @@ from pathlib import Path
 from knowledge_assets.review.entities import require_document
 from knowledge_assets.review.status import DECIDED, ReviewStatus, review_statuses
 from knowledge_assets.review.worklist import WorkItem, kept_note, kind_order, queue_rows, reason_for, review_order
-from knowledge_assets.store.database import Store
 from knowledge_assets.store.knowledge import kept_marks
+from knowledge_assets.store.protocol import Store
 from knowledge_assets.store.registry import parsed_registration
 from knowledge_assets.store.review import document_figures
 

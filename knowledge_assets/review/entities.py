@@ -17,8 +17,8 @@ from knowledge_assets import branches
 from knowledge_assets import contracts as c
 from knowledge_assets.branches import DOMAIN_CONTEXT, BranchSpec, BranchTable
 from knowledge_assets.errors import KnowledgeError
-from knowledge_assets.store.database import Store
 from knowledge_assets.store.knowledge import documents_holding, extracted_doc_ids, load_entities
+from knowledge_assets.store.protocol import Store
 
 # A kind is a branch's review_kind (`term`, `formula`, `rule`, `domain`: the words stored in
 # knowledge_reviews.entity_kind), or a key parameter, reviewed on its own inside its domain.

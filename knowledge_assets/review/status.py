@@ -21,7 +21,7 @@ from knowledge_assets.branches import BranchSpec
 from knowledge_assets.review.decisions import Review, latest_decisions
 from knowledge_assets.review.entities import EntityKey, Reviewable, current_entities
 from knowledge_assets.review.fingerprint import changed_fields, fingerprint, reviewed_content
-from knowledge_assets.store.database import Store
+from knowledge_assets.store.protocol import Store
 
 State = Literal["unreviewed", "approved", "edited", "rejected", "stale"]
 STATES: tuple[State, ...] = get_args(State)

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from knowledge_assets import contracts as c
 from knowledge_assets.review.entities import EntityKey
 from knowledge_assets.review.status import ReviewStatus
-from knowledge_assets.store.database import Store
 from knowledge_assets.store.knowledge import KeptRow, stored_rows
+from knowledge_assets.store.protocol import Store
 
 QueueRows = dict[EntityKey, tuple[int, str]]
 # Entries outside the contract queue (and any a stale queue table lacks) follow in this order.

@@ -29,7 +29,7 @@ from knowledge_assets.semantic_review.refusal import Refusal
 from knowledge_assets.semantic_review.timestamps import format_time
 from knowledge_assets.semantic_review.vocabulary import CAPTURES_FORMAT
 from knowledge_assets.store.audit import model_call_count
-from knowledge_assets.store.database import Store
+from knowledge_assets.store.database import DuckDBStore
 from knowledge_assets.store.registry import register
 
 
@@ -46,7 +46,7 @@ CaseRunner = Callable[[str, Path], CaseRun]
 OpenRunner = Callable[[Path], AbstractContextManager[CaseRunner]]
 
 
-def _capture_case(bundle: Bundle, case: dict, repeat: int, store: Store, run: CaseRunner) -> dict:
+def _capture_case(bundle: Bundle, case: dict, repeat: int, store: DuckDBStore, run: CaseRunner) -> dict:
     """One case's record; its payloads are the files `knowledge-assets export` writes, kept
     beside the private store and read back, so a capture is exactly an export of the run."""
     record = {"caseId": case["caseId"], "repeat": repeat, "sourceSha256": case["source"]["sha256"],
@@ -84,7 +84,7 @@ def run_capture(
     records, calls = [], 0
     with open_runner(writer.directory("work/dagster")) as run:
         for repeat in range(1, plan.repeats + 1):
-            store = Store(writer.directory(f"work/repeat-{repeat}") / "knowledge.duckdb")
+            store = DuckDBStore(writer.directory(f"work/repeat-{repeat}") / "knowledge.duckdb")
             records.extend(_capture_case(bundle, case, repeat, store, run) for case in plan.cases)
             # Requests that reached a model: the offline extractor and cache replays are not calls.
             calls += model_call_count(store, except_deployment=OFFLINE_DEPLOYMENT)

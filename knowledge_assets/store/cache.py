@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
-from knowledge_assets.store.database import Store
+from knowledge_assets.store.protocol import Store
 from knowledge_assets.store.schema import placeholders
 
 # Placeholders per query: PostgreSQL takes at most 65,535 in one statement.

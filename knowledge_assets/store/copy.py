@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
-from knowledge_assets.store.database import Store, StoreError
+from knowledge_assets.store.protocol import Store, StoreError
 from knowledge_assets.store.removal import document_tables
 from knowledge_assets.store.schema import TABLES
 

@@ -2,7 +2,7 @@
 that replace a partition's rows in one transaction, each table's rows in one batched insert.
 
 DuckDB lets one process at a time open a file. A process holds it only as long as a read or a
-write takes (a session's connection is released around model calls, `Store.released`), so a
+write takes (a session's connection is released around model calls, `DuckDBStore.released`), so a
 second run or a review page waits seconds, not a run's length. Processes waiting for the file
 queue on a lock file beside it (`<file>.queue`, an advisory `flock`): only the queue's head
 polls the database, so a stream of short readers (review pages polling) cannot keep a writer
@@ -31,7 +31,7 @@ from typing import Any
 
 import duckdb
 
-from knowledge_assets.errors import KnowledgeError
+from knowledge_assets.store.protocol import Store, StoreError
 from knowledge_assets.store.schema import TABLES, create_statement
 
 _LOCK_MESSAGE = "Could not set lock on file"
@@ -39,20 +39,17 @@ _LOCK_MESSAGE = "Could not set lock on file"
 _HOLDER = re.compile(r"Conflicting lock is held in (.+?\(PID \d+\))")
 # After this long waiting for the file, a command says once what it waits for.
 WAIT_NOTICE_S = 2.0
-# The connection a session keeps, by file: every Store of this process on that file shares it.
+# The connection a session keeps, by file: every DuckDBStore of this process on that file shares it.
 _HELD: dict[Path, duckdb.DuckDBPyConnection] = {}
 # Documents named in one statement's `doc_id IN (…)` (PostgreSQL takes at most 65,535
 # parameters in a statement; a range run may cover thousands of documents).
 DOC_IDS_PER_STATEMENT = 500
 
 
-class StoreError(KnowledgeError):
-    """The store cannot be opened or used (held by another process, damaged); the message says which."""
-
-
-class Store:
-    """A DuckDB file shared by processes: outside a `session()`, each operation holds it only
-    as long as it needs; inside one, the process keeps one connection until the session ends."""
+class DuckDBStore:
+    """A DuckDB file shared by processes (a `Store`, store/protocol.py): outside a `session()`,
+    each operation holds it only as long as it needs; inside one, the process keeps one
+    connection until the session ends."""
 
     engine = "DuckDB"
 
@@ -77,8 +74,8 @@ class Store:
             yield con
 
     @contextmanager
-    def session(self) -> Iterator[Store]:
-        """Keeps one connection to the file, shared by every Store of this process on it, until
+    def session(self) -> Iterator[DuckDBStore]:
+        """Keeps one connection to the file, shared by every DuckDBStore of this process on it, until
         the outermost session ends (a run, a CLI command): opening the file costs tens of
         milliseconds, an operation on an open connection a fraction of one. The file stays
         locked meanwhile; another process waits it out (up to its `lock_timeout_s`).

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager, nullcontext
 from typing import TypeVar
 
-from knowledge_assets.store.database import Store
+from knowledge_assets.store.protocol import Store
 
 AnyStore = TypeVar("AnyStore", bound=Store)
 

@@ -9,8 +9,9 @@ importing its module here costs a DuckDB user nothing.
 from __future__ import annotations
 
 from knowledge_assets.settings import is_shared_store, store_setting
-from knowledge_assets.store.database import Store
+from knowledge_assets.store.database import DuckDBStore
 from knowledge_assets.store.postgres import PostgresStore
+from knowledge_assets.store.protocol import Store
 
 
 def open_store(setting: str | None = None, lock_timeout_s: float = 180.0) -> Store:
@@ -20,4 +21,4 @@ def open_store(setting: str | None = None, lock_timeout_s: float = 180.0) -> Sto
     setting = setting or store_setting()
     if is_shared_store(setting):
         return PostgresStore(setting, lock_timeout_s)  # type: ignore[return-value]
-    return Store(setting, lock_timeout_s)
+    return DuckDBStore(setting, lock_timeout_s)

@@ -1,11 +1,10 @@
 """The shared store: the same tables as the DuckDB file, in a PostgreSQL 15+ database that several
 machines write at once (issue 21, D63, D70), through psycopg 3.
 
-The interface is `Store`'s (store/database.py): `connect`, `session`, `released`, `transaction`,
-`replace_partition`, `append`, `fetch`. The store modules' SQL runs unchanged: the connection
-`connect()` yields translates DuckDB's `?` placeholders to psycopg's `%s` (outside quotes; a
-literal `%` becomes `%%`) and returns psycopg's cursor, which has DuckDB's `description`,
-`fetchall`, `fetchone` and `fetchmany`.
+It is a `Store` (store/protocol.py), as the DuckDB file is (store/database.py). The store
+modules' SQL runs unchanged: the connection `connect()` yields translates DuckDB's `?`
+placeholders to psycopg's `%s` (outside quotes; a literal `%` becomes `%%`) and returns
+psycopg's cursor, which has DuckDB's `description`, `fetchall`, `fetchone` and `fetchmany`.
 
 Values read back are exactly the Python values DuckDB returns, so contract files are
 byte-identical across backends:
@@ -52,7 +51,6 @@ from typing import Any
 from knowledge_assets.settings import knowledge_home
 from knowledge_assets.store.database import (
     DOC_IDS_PER_STATEMENT,
-    StoreError,
     batched,
     check_row_columns,
     held_or_own,
@@ -60,6 +58,7 @@ from knowledge_assets.store.database import (
     row_dicts,
     struct_fields,
 )
+from knowledge_assets.store.protocol import StoreError
 from knowledge_assets.store.redaction import redact
 from knowledge_assets.store.schema import TABLES
 
@@ -98,7 +97,7 @@ def _held() -> dict[str, _Connection]:
 
 
 class PostgresStore:
-    """A PostgreSQL database shared by processes and machines, with `Store`'s interface."""
+    """A PostgreSQL database shared by processes and machines: a `Store` (store/protocol.py)."""
 
     engine = "PostgreSQL"
 
@@ -155,9 +154,9 @@ class PostgresStore:
         appends: dict[str, Iterable[dict[str, Any]]] | None = None,
     ) -> None:
         """Replaces exactly this document's rows in each table, all in one transaction (as
-        `Store.replace_partition`; `scope` narrows a table's replacement, `appends` adds history).
-        The rows may come as generators (a long document's parsed rows do): they are taken
-        into lists first, since a retried transaction writes them again."""
+        `DuckDBStore.replace_partition`; `scope` narrows a table's replacement, `appends` adds
+        history). The rows may come as generators (a long document's parsed rows do): they are
+        taken into lists first, since a retried transaction writes them again."""
         self.replace_partitions([doc_id], rows_by_table, scope, appends)
 
     def replace_partitions(
@@ -167,7 +166,8 @@ class PostgresStore:
         scope: dict[str, dict[str, Any]] | None = None,
         appends: dict[str, Iterable[dict[str, Any]]] | None = None,
     ) -> None:
-        """`replace_partition` for several documents in one transaction (as `Store.replace_partitions`)."""
+        """`replace_partition` for several documents in one transaction (as
+        `DuckDBStore.replace_partitions`)."""
         rows_by_table = {table: list(rows) for table, rows in rows_by_table.items()}
         appends = {table: list(rows) for table, rows in (appends or {}).items()}
         with self.connect() as con:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from knowledge_assets import branches
-from knowledge_assets.store.database import Store
+from knowledge_assets.store.protocol import Store
 from knowledge_assets.store.registry import latest_registrations, shown_title
 
 

@@ -21,7 +21,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
-from knowledge_assets.store.database import DOC_IDS_PER_STATEMENT, Store, batched, in_list
+from knowledge_assets.store.database import DOC_IDS_PER_STATEMENT, batched, in_list
+from knowledge_assets.store.protocol import Store
 from knowledge_assets.store.registry import latest_source
 
 # The per-document assets export and the review read, in the order a run materialises them.

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from knowledge_assets.store.database import Store
+from knowledge_assets.store.protocol import Store
 
 
 def cluster_rows(store: Store, doc_id: str) -> list[dict[str, Any]]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from knowledge_assets.candidates.model import Candidate
 from knowledge_assets.contracts import Provenance
-from knowledge_assets.store.database import Store
+from knowledge_assets.store.protocol import Store
 from knowledge_assets.store.terms import cluster_rows, definition_candidate_rows
 from knowledge_assets.store.terms import clustered_mentions as clustered_mentions  # extract/stages.py reads it here
 from knowledge_assets.terms.clusters import TermCluster

@@ -27,7 +27,7 @@ from knowledge_assets import contracts as c
 from knowledge_assets.branches import BranchSpec, BranchTable
 from knowledge_assets.crossing import continues, joined
 from knowledge_assets.store import knowledge
-from knowledge_assets.store.database import Store
+from knowledge_assets.store.protocol import Store
 from knowledge_assets.verify.latex import is_transcription
 from knowledge_assets.verify.spans import VerbatimIndex, is_verbatim, locate, pieces_problem
 

@@ -4,8 +4,9 @@ PostgreSQL store, and a capture's run must still write its private DuckDB file a
 
 from knowledge_assets.defs.capture import pipeline_runner
 from knowledge_assets.ingest.documents import identify
-from knowledge_assets.store.database import Store
+from knowledge_assets.store.database import DuckDBStore
 from knowledge_assets.store.postgres import PostgresStore
+from knowledge_assets.store.protocol import Store
 from knowledge_assets.store.registry import register
 from knowledge_assets.store.schema import TABLES
 from tests.conftest import SAMPLE_MARKDOWN
@@ -26,7 +27,7 @@ def test_a_capture_run_writes_its_private_store_and_leaves_the_shared_store_unto
     monkeypatch.setenv("KNOWLEDGE_STORE", shared)
     monkeypatch.setenv("KNOWLEDGE_LLM_BACKEND", "offline")
     monkeypatch.delenv("KNOWLEDGE_DB", raising=False)
-    private = Store(tmp_path / "case" / "knowledge.duckdb")
+    private = DuckDBStore(tmp_path / "case" / "knowledge.duckdb")
     doc_id = register(private, identify(SAMPLE_MARKDOWN)).source.doc_id
 
     (tmp_path / "instance").mkdir()

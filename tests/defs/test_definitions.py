@@ -7,7 +7,7 @@ from knowledge_assets.definitions import defs
 from knowledge_assets.defs.assets import document_assets
 from knowledge_assets.defs.launch import materialize_document
 from knowledge_assets.ingest.documents import identify
-from knowledge_assets.store.database import Store
+from knowledge_assets.store.database import DuckDBStore
 from knowledge_assets.store.registry import register
 from tests.conftest import SAMPLE_PDF
 from tests.documents import write_image_only_pdf
@@ -37,18 +37,18 @@ def knowledge_db(tmp_path, monkeypatch):
 
 
 def test_whole_graph_materialises_a_sample_document(instance, knowledge_db):
-    doc_id = register(Store(knowledge_db), identify(SAMPLE_PDF)).source.doc_id
+    doc_id = register(DuckDBStore(knowledge_db), identify(SAMPLE_PDF)).source.doc_id
     outcome = materialize_document(instance, doc_id)
     assert outcome.success, outcome.error
     meta = outcome.metadata["parsed_chunks"]
     assert meta["pages"] == 9 and meta["chunks"] > 20 and meta["dagster/row_count"] == meta["chunks"]
     assert instance.get_latest_materialization_event(dg.AssetKey("parsed_chunks")) is not None
-    rows = Store(knowledge_db).fetch("SELECT count(*) AS n FROM parsed_chunks WHERE doc_id = ?", [doc_id])
+    rows = DuckDBStore(knowledge_db).fetch("SELECT count(*) AS n FROM parsed_chunks WHERE doc_id = ?", [doc_id])
     assert rows[0]["n"] == meta["chunks"]
 
 
 def test_a_bad_document_fails_only_its_own_partition(instance, knowledge_db, tmp_path):
-    store = Store(knowledge_db)
+    store = DuckDBStore(knowledge_db)
     good = register(store, identify(SAMPLE_PDF)).source.doc_id
     assert materialize_document(instance, good).success
     before = store.fetch("SELECT * FROM parsed_chunks WHERE doc_id = ? ORDER BY seq", [good])

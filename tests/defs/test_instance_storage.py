@@ -17,7 +17,7 @@ from knowledge_assets.defs.instance import project_instance
 from knowledge_assets.defs.instance_storage import HeldSqliteEventLogStorage, held_log_unfit
 from knowledge_assets.defs.launch import materialize_document
 from knowledge_assets.ingest.documents import identify
-from knowledge_assets.store.database import Store
+from knowledge_assets.store.database import DuckDBStore
 from knowledge_assets.store.registry import register
 from tests.conftest import SAMPLE_MARKDOWN
 
@@ -144,7 +144,7 @@ def test_a_home_on_a_dagster_the_guard_does_not_trust_runs_a_document_on_dagster
     monkeypatch.setenv("KNOWLEDGE_DB", str(tmp_path / "knowledge.duckdb"))
     monkeypatch.setenv("KNOWLEDGE_LLM_BACKEND", "offline")
     monkeypatch.setattr(instance_storage, "TESTED_DAGSTER_VERSIONS", frozenset({"0.0.0"}))
-    store = Store(tmp_path / "knowledge.duckdb")
+    store = DuckDBStore(tmp_path / "knowledge.duckdb")
     with project_instance() as instance:
         assert type(instance.event_log_storage) is SqliteEventLogStorage
         doc_id = register(store, identify(SAMPLE_MARKDOWN)).source.doc_id

@@ -12,7 +12,7 @@ from knowledge_assets.defs.assets.batch import SkippedCheck, check_each, materia
 from knowledge_assets.defs.launch import StagesSeen, contiguous_ranges, failed_documents, materialize_documents
 from knowledge_assets.defs.partitions import documents
 from knowledge_assets.ingest.documents import identify
-from knowledge_assets.store.database import Store
+from knowledge_assets.store.database import DuckDBStore
 from knowledge_assets.store.registry import register
 from tests.conftest import SAMPLE_MARKDOWN, SAMPLE_PDF
 
@@ -31,7 +31,7 @@ def _text_document(tmp_path, name: str, text: str):
 
 
 def _register(knowledge_db, *paths) -> list[str]:
-    store = Store(knowledge_db)
+    store = DuckDBStore(knowledge_db)
     return [register(store, identify(path)).source.doc_id for path in paths]
 
 
@@ -44,7 +44,7 @@ def _partition_metadata(instance, asset: str, doc_id: str) -> dict:
 
 
 def _chunk_rows(knowledge_db, doc_id: str) -> list[dict]:
-    return Store(knowledge_db).fetch("SELECT * FROM parsed_chunks WHERE doc_id = ? ORDER BY seq", [doc_id])
+    return DuckDBStore(knowledge_db).fetch("SELECT * FROM parsed_chunks WHERE doc_id = ? ORDER BY seq", [doc_id])
 
 
 def _row_counts(outcome) -> dict[str, int]:
@@ -53,7 +53,7 @@ def _row_counts(outcome) -> dict[str, int]:
 
 def _glossary_rows(knowledge_db) -> list[dict]:
     # diff_status compares an entry with the document's previous run: "new", then "duplicate".
-    rows = Store(knowledge_db).fetch("SELECT * FROM glossary ORDER BY term_id")
+    rows = DuckDBStore(knowledge_db).fetch("SELECT * FROM glossary ORDER BY term_id")
     return [{k: v for k, v in row.items() if k != "diff_status"} for row in rows]
 
 
@@ -86,7 +86,7 @@ def test_a_folder_of_three_documents_is_one_run_with_each_documents_own_metadata
         glossary = _partition_metadata(instance, "glossary", doc_id)
         assert glossary["dagster/row_count"] == outcomes[doc_id].metadata["glossary"]["entries"]
         # The links shown are the document's own stored rows', read once the step's are all written.
-        linked = Store(knowledge_db).fetch("SELECT term_id, defining_formula_id FROM glossary WHERE doc_id = ? "
+        linked = DuckDBStore(knowledge_db).fetch("SELECT term_id, defining_formula_id FROM glossary WHERE doc_id = ? "
                                            "AND defining_formula_id IS NOT NULL ORDER BY term_id", [doc_id])
         assert glossary["linked_entities"] == len(linked)
         assert glossary["links"].splitlines()[2:] == [f"| {r['term_id']} | {r['defining_formula_id']} |"

@@ -9,7 +9,7 @@ import duckdb
 
 from knowledge_assets.defs.launch import materialize_document
 from knowledge_assets.ingest.documents import identify
-from knowledge_assets.store.database import Store
+from knowledge_assets.store.database import DuckDBStore
 from knowledge_assets.store.registry import register
 from tests.conftest import SAMPLE_MARKDOWN
 
@@ -18,7 +18,7 @@ def test_a_document_run_opens_the_store_once_and_releases_it(tmp_path, monkeypat
     db = tmp_path / "knowledge.duckdb"
     monkeypatch.setenv("KNOWLEDGE_DB", str(db))
     monkeypatch.setenv("KNOWLEDGE_LLM_BACKEND", "offline")
-    doc_id = register(Store(db), identify(SAMPLE_MARKDOWN)).source.doc_id
+    doc_id = register(DuckDBStore(db), identify(SAMPLE_MARKDOWN)).source.doc_id
     opened = []
     real_connect = duckdb.connect
 

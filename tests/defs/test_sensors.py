@@ -10,7 +10,7 @@ from knowledge_assets.defs.jobs import RUNNABLE
 from knowledge_assets.defs.resources import Inbox, KnowledgeStore
 from knowledge_assets.defs.sensors import failed_document_checks, new_documents
 from knowledge_assets.ingest.inbox import InboxCursor, advance, scan_inbox
-from knowledge_assets.store.database import Store
+from knowledge_assets.store.database import DuckDBStore
 from tests.conftest import SAMPLE_MARKDOWN
 
 
@@ -42,7 +42,7 @@ def test_a_new_document_gets_its_partition_and_one_run_and_a_second_tick_nothing
     first = _tick(instance, inbox, tmp_path)
     assert [r.partition_key for r in first.run_requests] == ["KPI-1"]
     assert first.dynamic_partitions_requests[0].partition_keys == ["KPI-1"]
-    registered = Store(tmp_path / "k.duckdb").fetch("SELECT doc_id, file_name FROM documents")
+    registered = DuckDBStore(tmp_path / "k.duckdb").fetch("SELECT doc_id, file_name FROM documents")
     assert registered == [{"doc_id": "KPI-1", "file_name": "kpi.md"}]
     second = _tick(instance, inbox, tmp_path, cursor=first.cursor)
     assert second.run_requests == [] and second.dynamic_partitions_requests == []
@@ -80,7 +80,7 @@ def test_runs_per_tick_are_capped_and_the_rest_wait(instance, inbox, tmp_path):
 def test_an_unreadable_file_is_reported_once_and_the_others_still_run(inbox):
     (inbox / "empty.md").write_bytes(b"")
     _drop(inbox, "ok.md", "# 1. Scope\n\nfine\n")
-    store = Store(inbox.parent / "k.duckdb")
+    store = DuckDBStore(inbox.parent / "k.duckdb")
     scan = scan_inbox(store, inbox, InboxCursor(), limit=10)
     assert [e.cause for e in scan.unreadable] == ["empty file (0 bytes)"]
     assert [s.path.name for s in scan.to_run] == ["ok.md"]
@@ -98,9 +98,9 @@ def test_a_file_dropped_again_under_its_name_is_a_new_revision_and_a_copy_is_rep
     second = _tick(instance, inbox, tmp_path, cursor=first.cursor)
     assert [r.partition_key for r in second.run_requests] == [doc_id]  # no sidecar: the name says which
     assert second.dynamic_partitions_requests == []
-    registered = Store(tmp_path / "k.duckdb").fetch("SELECT revision, file_name FROM documents ORDER BY revision")
+    registered = DuckDBStore(tmp_path / "k.duckdb").fetch("SELECT revision, file_name FROM documents ORDER BY revision")
     assert registered == [{"revision": 1, "file_name": "sop.md"}, {"revision": 2, "file_name": "sop.md"}]
-    store = Store(tmp_path / "k.duckdb")
+    store = DuckDBStore(tmp_path / "k.duckdb")
     seen_first = scan_inbox(store, inbox, InboxCursor.parse(first.cursor), limit=10)
     assert [a.describe() for a in seen_first.aliases] == [f"same content as {doc_id} (sop.md); not registered again"]
     seen_second = scan_inbox(store, inbox, InboxCursor.parse(second.cursor), limit=10)

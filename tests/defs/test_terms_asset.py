@@ -8,14 +8,14 @@ from knowledge_assets.defs.assets.terms import term_clusters
 from knowledge_assets.defs.resources import KnowledgeStore
 from knowledge_assets.ids import term_id
 from knowledge_assets.ingest.documents import identify
-from knowledge_assets.store.database import Store
+from knowledge_assets.store.database import DuckDBStore
 from knowledge_assets.store.registry import register
 from knowledge_assets.terms.store import load_clusters
 from tests.conftest import SAMPLE_PDF
 
 
-def materialise(tmp_path, path, instance, doc_id=None) -> tuple[dg.ExecuteInProcessResult, Store, str]:
-    store = Store(tmp_path / "k.duckdb")
+def materialise(tmp_path, path, instance, doc_id=None) -> tuple[dg.ExecuteInProcessResult, DuckDBStore, str]:
+    store = DuckDBStore(tmp_path / "k.duckdb")
     doc_id = register(store, identify(path, doc_id)).source.doc_id
     instance.add_dynamic_partitions("documents", [doc_id])
     result = dg.materialize(

@@ -11,7 +11,7 @@ import pytest
 from knowledge_assets.cli import main
 from knowledge_assets.evaluation.results import RESULTS_DIR
 from knowledge_assets.ingest.documents import identify
-from knowledge_assets.store.database import Store
+from knowledge_assets.store.database import DuckDBStore
 from knowledge_assets.store.registry import register
 from tests.conftest import PROJECT_ROOT, SAMPLE_MARKDOWN
 
@@ -75,7 +75,7 @@ def test_write_puts_one_result_file_named_by_date_backend_and_prompts(in_samples
 
 
 def test_unknown_documents_missing_gold_and_unextracted_documents_are_clear_errors(monkeypatch, capsys, tmp_path):
-    store = Store(tmp_path / "k.duckdb")
+    store = DuckDBStore(tmp_path / "k.duckdb")
     monkeypatch.setenv("KNOWLEDGE_DB", str(store.path))
     register(store, identify(SAMPLE_MARKDOWN))
     note = tmp_path / "note.md"

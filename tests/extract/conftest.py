@@ -7,7 +7,7 @@ import pytest
 
 from knowledge_assets.defs.launch import materialize_document
 from knowledge_assets.ingest.documents import identify
-from knowledge_assets.store.database import Store
+from knowledge_assets.store.database import DuckDBStore
 from knowledge_assets.store.registry import register
 from tests.conftest import SAMPLE_MARKDOWN, SAMPLE_PDF
 
@@ -15,7 +15,7 @@ from tests.conftest import SAMPLE_MARKDOWN, SAMPLE_PDF
 @pytest.fixture(scope="module")
 def offline_run(tmp_path_factory):
     root = tmp_path_factory.mktemp("offline")
-    store = Store(root / "knowledge.duckdb")
+    store = DuckDBStore(root / "knowledge.duckdb")
     with pytest.MonkeyPatch.context() as env:
         env.setenv("KNOWLEDGE_DB", str(store.path))
         env.setenv("KNOWLEDGE_LLM_BACKEND", "offline")

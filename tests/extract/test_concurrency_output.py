@@ -11,7 +11,7 @@ from knowledge_assets import branches
 from knowledge_assets.defs.launch import materialize_documents
 from knowledge_assets.export import payloads
 from knowledge_assets.ingest.documents import identify
-from knowledge_assets.store.database import Store
+from knowledge_assets.store.database import DuckDBStore
 from knowledge_assets.store.registry import register
 from tests.conftest import SAMPLE_MARKDOWN, SAMPLE_PDF
 from tests.extract.test_openai_pipeline import model
@@ -23,7 +23,7 @@ CONTRACT_FILES = [spec.export_file for spec in branches.registered()] + ["review
 def _contract_files(root, concurrency: int, monkeypatch) -> tuple[dict[str, dict[str, str]], int, int]:
     """Each document's contract files as JSON text, the requests the server received and the
     most it had in flight at once."""
-    store = Store(root / "knowledge.duckdb")
+    store = DuckDBStore(root / "knowledge.duckdb")
     # A little latency, so calls that may overlap do.
     with OpenAIServer(model, latency_s=0.05) as server:
         monkeypatch.setenv("KNOWLEDGE_DB", str(store.path))

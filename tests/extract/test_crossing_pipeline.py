@@ -8,8 +8,8 @@ import re
 import pytest
 
 from knowledge_assets.branches import GLOSSARY, RULE
-from knowledge_assets.store.database import Store
 from knowledge_assets.store.knowledge import load_branch
+from knowledge_assets.store.protocol import Store
 from tests.support.crossing import piece_pages, run_pdf
 from tests.support.openai_server import OpenAIServer, prompt_text, schema_title
 

@@ -12,7 +12,7 @@ import re
 import pytest
 
 from knowledge_assets import contracts as c
-from knowledge_assets.store.database import Store
+from knowledge_assets.store.protocol import Store
 from tests.support.materialised import run_through_launcher
 from tests.support.openai_server import OpenAIServer, prompt_text, schema_title
 

@@ -9,7 +9,7 @@ import pytest
 from knowledge_assets import contracts as c
 from knowledge_assets.defs.launch import materialize_document
 from knowledge_assets.ingest.documents import identify
-from knowledge_assets.store.database import Store
+from knowledge_assets.store.database import DuckDBStore
 from knowledge_assets.store.registry import register
 from tests.conftest import SAMPLE_MARKDOWN
 from tests.support.openai_server import OpenAIServer, prompt_text, schema_title
@@ -68,7 +68,7 @@ def model(body: dict) -> dict:
 @pytest.fixture(scope="module")
 def openai_run(tmp_path_factory):
     root = tmp_path_factory.mktemp("openai")
-    store = Store(root / "knowledge.duckdb")
+    store = DuckDBStore(root / "knowledge.duckdb")
     with OpenAIServer(model) as server, pytest.MonkeyPatch.context() as env:
         env.setenv("KNOWLEDGE_DB", str(store.path))
         env.setenv("OPENAI_API_KEY", FAKE_KEY)

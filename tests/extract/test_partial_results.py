@@ -17,7 +17,8 @@ from knowledge_assets.defs.document_state import call_figures, kept_figure, part
 from knowledge_assets.defs.launch import materialize_document
 from knowledge_assets.ingest.documents import identify
 from knowledge_assets.review.documents import queue_entries, worklist
-from knowledge_assets.store.database import Store
+from knowledge_assets.store.database import DuckDBStore
+from knowledge_assets.store.protocol import Store
 from knowledge_assets.store.registry import register
 from tests.conftest import SAMPLE_MARKDOWN
 from tests.support.cli import cli_process, model_env
@@ -119,7 +120,7 @@ class Pipeline:
 
 @contextmanager
 def pipeline(root, source=SAMPLE_MARKDOWN):
-    store = Store(root / "knowledge.duckdb")
+    store = DuckDBStore(root / "knowledge.duckdb")
     with OpenAIServer(faithful_model) as server, pytest.MonkeyPatch.context() as env:
         for name, value in model_env(server, KNOWLEDGE_DB=str(store.path)).items():
             env.setenv(name, value)

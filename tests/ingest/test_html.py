@@ -12,7 +12,7 @@ from knowledge_assets.ingest.documents import document_kind, identify
 from knowledge_assets.ingest.errors import DocumentError
 from knowledge_assets.ingest.html import markdown_from_html
 from knowledge_assets.ingest.parse import parse_document
-from knowledge_assets.store.database import Store
+from knowledge_assets.store.protocol import Store
 from tests.support.materialised import run_through_launcher
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"

@@ -6,7 +6,7 @@ import pytest
 from knowledge_assets.ingest.documents import discover, identify
 from knowledge_assets.ingest.errors import DocumentError
 from knowledge_assets.ingest.inbox import InboxCursor, advance, scan_inbox
-from knowledge_assets.store.database import Store
+from knowledge_assets.store.database import DuckDBStore
 
 
 @pytest.fixture
@@ -33,7 +33,7 @@ def test_a_folder_lists_the_links_that_reach_no_file_and_each_is_named_for_what_
 
 
 def test_the_inbox_reports_a_link_loop_once_and_still_runs_the_rest(folder, tmp_path_factory):
-    store = Store(tmp_path_factory.mktemp("store") / "knowledge.duckdb")
+    store = DuckDBStore(tmp_path_factory.mktemp("store") / "knowledge.duckdb")
     scan = scan_inbox(store, folder, InboxCursor(), limit=10)
     assert sorted(e.cause.split(":")[0] for e in scan.unreadable) == ["broken symlink", "symlink loop"]
     assert len(scan.to_run) == 1  # ok.md, which alias.md links to, runs once

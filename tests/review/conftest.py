@@ -15,7 +15,8 @@ from knowledge_assets.cli import main
 from knowledge_assets.defs.launch import materialize_document
 from knowledge_assets.extract.stages import run_review_queue
 from knowledge_assets.ingest.documents import identify
-from knowledge_assets.store.database import Store
+from knowledge_assets.store.database import DuckDBStore
+from knowledge_assets.store.protocol import Store
 from knowledge_assets.store.registry import register
 from knowledge_assets.store.revisions import record_checks
 from knowledge_assets.store.schema import TABLES
@@ -61,7 +62,7 @@ class Pipeline:
 
 @pytest.fixture
 def pipeline(instance, tmp_path, monkeypatch) -> Pipeline:
-    store = Store(tmp_path / "knowledge.duckdb")
+    store = DuckDBStore(tmp_path / "knowledge.duckdb")
     monkeypatch.setenv("KNOWLEDGE_DB", str(store.path))
     monkeypatch.setenv("KNOWLEDGE_LLM_BACKEND", "offline")
     documents = tmp_path / "documents"
@@ -86,7 +87,7 @@ def extracted(extracted_file, tmp_path, monkeypatch) -> Store:
     path = tmp_path / "knowledge.duckdb"
     shutil.copy(extracted_file, path)
     monkeypatch.setenv("KNOWLEDGE_DB", str(path))
-    return Store(path)
+    return DuckDBStore(path)
 
 
 def run_cli(capsys, *argv: str) -> tuple[int, str, str]:

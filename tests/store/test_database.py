@@ -13,8 +13,9 @@ import pytest
 from knowledge_assets.ingest.documents import identify
 from knowledge_assets.ingest.parse import parse_document
 from knowledge_assets.store import database
-from knowledge_assets.store.database import Store, StoreError
+from knowledge_assets.store.database import DuckDBStore
 from knowledge_assets.store.parsed import load_chunks, load_parsed, write_parsed
+from knowledge_assets.store.protocol import StoreError
 from knowledge_assets.store.review import append_batch, batch_rows, decision_rows
 from knowledge_assets.store.schema import TABLES
 from tests.conftest import PROJECT_ROOT, SAMPLE_MARKDOWN
@@ -97,14 +98,14 @@ def test_a_store_written_with_another_schema_is_refused_clearly(tmp_path):
     con.execute("CREATE TABLE parsed_pages (doc_id VARCHAR, body VARCHAR)")
     con.close()
     with pytest.raises(StoreError, match="table parsed_pages has columns"):
-        Store(path).fetch("SELECT 1")
+        DuckDBStore(path).fetch("SELECT 1")
 
 
 WRITER = textwrap.dedent(
     """
     import sys
-    from knowledge_assets.store.database import Store
-    store, doc_id = Store(sys.argv[1]), sys.argv[2]
+    from knowledge_assets.store.database import DuckDBStore
+    store, doc_id = DuckDBStore(sys.argv[1]), sys.argv[2]
     for round_ in range(25):
         rows = [{"doc_id": doc_id, "page": i, "page_no": i + 1, "text": f"{doc_id} {round_}"} for i in range(40)]
         store.replace_partition(doc_id, {"parsed_pages": rows})
@@ -122,28 +123,28 @@ def test_two_processes_writing_different_partitions_lose_nothing(tmp_path):
     for writer in writers:
         _, err = writer.communicate(timeout=300)
         assert writer.returncode == 0, err
-    rows = Store(db).fetch("SELECT doc_id, count(*) AS n, min(text) AS t FROM parsed_pages "
+    rows = DuckDBStore(db).fetch("SELECT doc_id, count(*) AS n, min(text) AS t FROM parsed_pages "
                            "GROUP BY doc_id ORDER BY doc_id")
     assert rows == [{"doc_id": "DOC-A", "n": 40, "t": "DOC-A 24"}, {"doc_id": "DOC-B", "n": 40, "t": "DOC-B 24"}]
 
 
 def test_a_writer_waits_for_another_processes_lock(tmp_path):
     db = tmp_path / "locked.duckdb"
-    Store(db).fetch("SELECT 1")
+    DuckDBStore(db).fetch("SELECT 1")
     holder = subprocess.Popen(
         [sys.executable, "-c",
          f"import duckdb, time; c = duckdb.connect({str(db)!r}); print('held', flush=True); time.sleep(1.5)"],
         stdout=subprocess.PIPE, text=True,
     )
     assert holder.stdout.readline().strip() == "held"
-    Store(db).replace_partition("A", {"parsed_pages": _page_rows("A", 1)})  # blocks until released
+    DuckDBStore(db).replace_partition("A", {"parsed_pages": _page_rows("A", 1)})  # blocks until released
     holder.wait(timeout=30)
-    assert len(Store(db).fetch("SELECT * FROM parsed_pages")) == 1
+    assert len(DuckDBStore(db).fetch("SELECT * FROM parsed_pages")) == 1
 
 
 def test_a_lock_held_past_the_timeout_is_reported_not_hung(tmp_path):
     db = tmp_path / "stuck.duckdb"
-    Store(db).fetch("SELECT 1")
+    DuckDBStore(db).fetch("SELECT 1")
     holder = subprocess.Popen(
         [sys.executable, "-c",
          f"import duckdb, time; c = duckdb.connect({str(db)!r}); print('held', flush=True); time.sleep(20)"],
@@ -152,7 +153,7 @@ def test_a_lock_held_past_the_timeout_is_reported_not_hung(tmp_path):
     try:
         assert holder.stdout.readline().strip() == "held"
         with pytest.raises(StoreError, match="another process may hold it"):
-            Store(db, lock_timeout_s=0.5).fetch("SELECT 1")
+            DuckDBStore(db, lock_timeout_s=0.5).fetch("SELECT 1")
     finally:
         holder.kill()
 
@@ -236,8 +237,8 @@ def test_appends_of_every_kind_land_in_the_partitions_transaction(store):
 SESSION_HOLDER = textwrap.dedent(
     """
     import sys, time
-    from knowledge_assets.store.database import Store
-    store = Store(sys.argv[1])
+    from knowledge_assets.store.database import DuckDBStore
+    store = DuckDBStore(sys.argv[1])
     with store.session():
         store.replace_partition("HOLDER",
                                 {"parsed_pages": [{"doc_id": "HOLDER", "page": 0, "page_no": 1, "text": "x"}]})
@@ -254,19 +255,20 @@ def test_a_session_keeps_the_file_until_it_ends_and_another_process_waits_it_out
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     assert holder.stdout.readline().strip() == "held", holder.stderr.read()
     with pytest.raises(StoreError, match="another process may hold it"):
-        Store(db, lock_timeout_s=0.2).fetch("SELECT 1")
-    Store(db).replace_partition("A", {"parsed_pages": _page_rows("A", 1)})  # waits for the session's end
+        DuckDBStore(db, lock_timeout_s=0.2).fetch("SELECT 1")
+    DuckDBStore(db).replace_partition("A", {"parsed_pages": _page_rows("A", 1)})  # waits for the session's end
     assert holder.wait(timeout=60) == 0, holder.stderr.read()
-    assert Store(db).fetch("SELECT doc_id FROM parsed_pages ORDER BY doc_id") == [{"doc_id": "A"}, {"doc_id": "HOLDER"}]
+    assert DuckDBStore(db).fetch("SELECT doc_id FROM parsed_pages ORDER BY doc_id") == [{"doc_id": "A"},
+                                                                                      {"doc_id": "HOLDER"}]
 
 
 def test_every_store_of_the_process_shares_the_sessions_connection(tmp_path):
     db = tmp_path / "shared.duckdb"
-    with Store(db).session():
-        with Store(db).connect() as first, Store(tmp_path / "." / "shared.duckdb").connect() as second:
+    with DuckDBStore(db).session():
+        with DuckDBStore(db).connect() as first, DuckDBStore(tmp_path / "." / "shared.duckdb").connect() as second:
             assert first is second
-        Store(db).replace_partition("A", {"parsed_pages": _page_rows("A", 2)})
-    with Store(db).connect() as after_the_session:
+        DuckDBStore(db).replace_partition("A", {"parsed_pages": _page_rows("A", 2)})
+    with DuckDBStore(db).connect() as after_the_session:
         assert after_the_session is not first
         assert after_the_session.execute("SELECT count(*) FROM parsed_pages").fetchone() == (2,)
 
@@ -275,7 +277,7 @@ def test_a_store_of_an_earlier_version_gains_a_struct_field_and_keeps_its_rows(t
     # Provenance gained `pieces` (D56): a store written before keeps its rows, decisions included,
     # and reads the new field as NULL.
     path = tmp_path / "earlier.duckdb"
-    Store(path).fetch("SELECT 1")
+    DuckDBStore(path).fetch("SELECT 1")
     con = duckdb.connect(str(path))
     con.execute("DROP TABLE glossary")
     old_provenance = ("STRUCT(doc_id VARCHAR, span VARCHAR, page INTEGER, page_no INTEGER, "
@@ -287,20 +289,20 @@ def test_a_store_of_an_earlier_version_gains_a_struct_field_and_keeps_its_rows(t
                 "{'doc_id': 'A', 'span': 'MTTR adalah', 'page': 0, 'page_no': 1, 'section_no': NULL, "
                 "'chunk_id': 'A::0000'}, 'ok', false, [])")
     con.close()
-    rows = Store(path).fetch("SELECT term_id, provenance.span AS span, provenance.pieces AS pieces FROM glossary")
+    rows = DuckDBStore(path).fetch("SELECT term_id, provenance.span AS span, provenance.pieces AS pieces FROM glossary")
     assert rows == [{"term_id": "t1", "span": "MTTR adalah", "pieces": None}]
 
 
 def test_a_column_whose_type_changed_otherwise_is_refused_naming_both_types(tmp_path):
     path = tmp_path / "other.duckdb"
-    Store(path).fetch("SELECT 1")
+    DuckDBStore(path).fetch("SELECT 1")
     con = duckdb.connect(str(path))
     con.execute("DROP TABLE glossary")
     columns = {**TABLES["glossary"], "provenance": "STRUCT(doc_id VARCHAR, span INTEGER)"}
     con.execute("CREATE TABLE glossary (" + ", ".join(f'"{c}" {t}' for c, t in columns.items()) + ")")
     con.close()
     with pytest.raises(StoreError, match=r"column glossary\.provenance is STRUCT\(doc_id VARCHAR, span INTEGER\)"):
-        Store(path).fetch("SELECT 1")
+        DuckDBStore(path).fetch("SELECT 1")
 
 
 HOLDER = ("import duckdb, sys, time; c = duckdb.connect(sys.argv[1]); print('held', flush=True); "
@@ -308,8 +310,8 @@ HOLDER = ("import duckdb, sys, time; c = duckdb.connect(sys.argv[1]); print('hel
 WAITER = textwrap.dedent(
     """
     import sys, time
-    from knowledge_assets.store.database import Store
-    Store(sys.argv[1]).fetch("SELECT 1")
+    from knowledge_assets.store.database import DuckDBStore
+    DuckDBStore(sys.argv[1]).fetch("SELECT 1")
     print(time.monotonic(), flush=True)
     """
 )
@@ -317,7 +319,7 @@ WAITER = textwrap.dedent(
 
 def test_a_command_that_waits_says_once_which_process_holds_the_store(tmp_path):
     db = tmp_path / "waited.duckdb"
-    Store(db).fetch("SELECT 1")
+    DuckDBStore(db).fetch("SELECT 1")
     holder = subprocess.Popen([sys.executable, "-c", HOLDER, str(db), "5"], stdout=subprocess.PIPE, text=True)
     assert holder.stdout.readline().strip() == "held"
     waiter = subprocess.run([sys.executable, "-c", WAITER, str(db)], cwd=PROJECT_ROOT, capture_output=True,
@@ -331,7 +333,7 @@ def test_a_command_that_waits_says_once_which_process_holds_the_store(tmp_path):
 
 def test_readers_that_come_after_a_waiting_writer_get_the_store_after_it(tmp_path):
     db = tmp_path / "queued.duckdb"
-    Store(db).fetch("SELECT 1")
+    DuckDBStore(db).fetch("SELECT 1")
     holder = subprocess.Popen([sys.executable, "-c", HOLDER, str(db), "2"], stdout=subprocess.PIPE, text=True)
     assert holder.stdout.readline().strip() == "held"
 
@@ -357,14 +359,14 @@ def test_a_store_written_before_review_batches_gains_the_table_and_keeps_its_dec
     # Batches are recorded beside the decisions (D88): a store of an earlier version has no
     # review_batches table, and opening it adds one, its decisions untouched.
     path = tmp_path / "earlier.duckdb"
-    Store(path).fetch("SELECT 1")
+    DuckDBStore(path).fetch("SELECT 1")
     con = duckdb.connect(str(path))
     con.execute("DROP TABLE review_batches")
     decision = _row(TABLES["knowledge_reviews"], 1, nulls=False) | {"doc_id": "A", "review_id": "rv_1"}
     con.execute("INSERT INTO knowledge_reviews VALUES (" + ", ".join("?" * len(decision)) + ")",
                 list(decision.values()))
     con.close()
-    reopened = Store(path)
+    reopened = DuckDBStore(path)
     assert [row["review_id"] for row in decision_rows(reopened, "A")] == ["rv_1"]
     assert batch_rows(reopened, "A") == []
     append_batch(reopened, "bt_1", "A", ["rv_1"])

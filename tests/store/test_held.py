@@ -4,7 +4,7 @@ import threading
 
 import pytest
 
-from knowledge_assets.store.database import Store
+from knowledge_assets.store.database import DuckDBStore
 from knowledge_assets.store.held import CACHED_PAGES_LIMIT_BYTES, drop_cached_pages, held_on_one_connection
 
 
@@ -18,7 +18,7 @@ def _pages(store):
 
 
 def test_a_transaction_on_a_held_store_keeps_all_its_writes_or_none(tmp_path):
-    store = Store(tmp_path / "k.duckdb")
+    store = DuckDBStore(tmp_path / "k.duckdb")
     with held_on_one_connection(store) as held, held.transaction():
         held.append("parsed_pages", [_page("A", 0)])
         held.append("parsed_pages", [_page("A", 1)])
@@ -29,7 +29,7 @@ def test_a_transaction_on_a_held_store_keeps_all_its_writes_or_none(tmp_path):
 
 
 def test_a_transaction_inside_a_session_rolls_back_on_any_exception(tmp_path):
-    store = Store(tmp_path / "k.duckdb")
+    store = DuckDBStore(tmp_path / "k.duckdb")
     with pytest.raises(KeyboardInterrupt), store.session(), store.transaction():
         store.append("parsed_pages", [_page("A", 0)])
         raise KeyboardInterrupt
@@ -41,7 +41,7 @@ def test_a_transaction_inside_a_session_rolls_back_on_any_exception(tmp_path):
 def test_a_held_store_is_the_blocks_own_connection_not_the_processs(tmp_path):
     # Two requests on two threads each hold their own connection: neither joins the other's
     # open transaction, and a session's process-wide connection is not taken.
-    store = Store(tmp_path / "k.duckdb")
+    store = DuckDBStore(tmp_path / "k.duckdb")
     inside, release = threading.Event(), threading.Event()
 
     def first_request():
@@ -60,7 +60,7 @@ def test_a_held_store_is_the_blocks_own_connection_not_the_processs(tmp_path):
     worker.join(10)
     assert _pages(store) == [("A", 0), ("B", 0)]
     with held_on_one_connection(store) as held:
-        assert type(held) is Store and held.path == store.path
+        assert type(held) is DuckDBStore and held.path == store.path
 
 
 def _duckdb_bytes(store):
@@ -68,7 +68,7 @@ def _duckdb_bytes(store):
 
 
 def test_dropping_a_sessions_cached_pages_frees_what_it_wrote_and_keeps_the_rows(tmp_path):
-    store = Store(tmp_path / "k.duckdb")
+    store = DuckDBStore(tmp_path / "k.duckdb")
     long_page = "word " * 20_000
     with store.session():
         store.append("parsed_pages", ({**_page("A", page), "text": f"{page} {long_page}"} for page in range(100)))
@@ -84,7 +84,7 @@ def test_dropping_a_sessions_cached_pages_frees_what_it_wrote_and_keeps_the_rows
 def test_a_session_keeps_its_connection_while_it_has_cached_less_than_the_limit(tmp_path):
     # A small document's stage caches well under the limit: its connection stays open, so a
     # folder run of small documents does not close and reopen the file after each (D78).
-    store = Store(tmp_path / "k.duckdb")
+    store = DuckDBStore(tmp_path / "k.duckdb")
     with store.session():
         store.append("parsed_pages", [_page("A", 0)])
         with store.connect() as before:

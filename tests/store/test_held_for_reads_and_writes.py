@@ -8,7 +8,7 @@ import subprocess
 import threading
 import time
 
-from knowledge_assets.store.database import Store
+from knowledge_assets.store.database import DuckDBStore
 from tests.conftest import SAMPLE_MARKDOWN
 from tests.llm.conftest import valid_answer
 from tests.review.web.server import review_server
@@ -55,7 +55,8 @@ def test_a_second_run_and_the_review_pages_do_not_wait_for_a_runs_model_calls(tm
             assert done.startswith("ok ") and "waiting for the store" not in second.stderr
             other_id = done.split()[1]
             monkeypatch.setenv("DAGSTER_HOME", env["DAGSTER_HOME"])
-            with review_server(Store(env["KNOWLEDGE_DB"]), tmp_path / "review.log", "--lock-timeout", "5") as review:
+            with review_server(DuckDBStore(env["KNOWLEDGE_DB"]), tmp_path / "review.log",
+                               "--lock-timeout", "5") as review:
                 pages = [review.client().get(path) for path in ("/", f"/documents/{other_id}", "/")]
             assert [page.status for page in pages] == [200, 200, 200], pages[0].text[:500]
             # All of that happened while the first run's calls were still held.

@@ -15,10 +15,11 @@ from datetime import datetime
 
 import pytest
 
-from knowledge_assets.store.database import Store, StoreError
+from knowledge_assets.store.database import DuckDBStore
 from knowledge_assets.store.knowledge import stored_rows
 from knowledge_assets.store.open import open_store
 from knowledge_assets.store.postgres import KEYS, PostgresStore, create_statement, placeholders
+from knowledge_assets.store.protocol import StoreError
 from knowledge_assets.store.redaction import redact
 from knowledge_assets.store.review import append_batch, batch_rows, decision_rows
 from knowledge_assets.store.schema import TABLES
@@ -76,7 +77,7 @@ def _read_every_table(store) -> dict[str, list[str]]:
 
 
 def test_every_table_reads_back_exactly_what_duckdb_reads_back(postgres_server, tmp_path):
-    duck = Store(tmp_path / "k.duckdb")
+    duck = DuckDBStore(tmp_path / "k.duckdb")
     shared = PostgresStore(_database(postgres_server, "exact"))
     _write_every_table(duck)
     _write_every_table(shared)
@@ -219,7 +220,7 @@ def test_unset_the_store_is_the_duckdb_file(tmp_path, monkeypatch):
     monkeypatch.delenv("KNOWLEDGE_STORE", raising=False)
     monkeypatch.setenv("KNOWLEDGE_DB", str(tmp_path / "own.duckdb"))
     store = open_store()
-    assert isinstance(store, Store) and store.path == tmp_path / "own.duckdb"
+    assert isinstance(store, DuckDBStore) and store.path == tmp_path / "own.duckdb"
     monkeypatch.setenv("KNOWLEDGE_STORE", "postgresql://u@h:5432/db")
     assert isinstance(open_store(), PostgresStore)
 
@@ -248,7 +249,7 @@ def test_text_sorts_by_code_point_on_a_server_whose_locale_sorts_otherwise(postg
     postgres_server.psql("CREATE DATABASE english TEMPLATE template0 LOCALE_PROVIDER icu ICU_LOCALE 'en-US' "
                          "LOCALE 'C.UTF-8'")
     shared = PostgresStore(postgres_server.url.rsplit("/", 1)[0] + "/english")
-    duck = Store(tmp_path / "k.duckdb")
+    duck = DuckDBStore(tmp_path / "k.duckdb")
     terms = ["b", "B", "a", "A", "_z", "Zeta", "éclair", "eclair"]
     for store in (duck, shared):
         rows = _rows("glossary", "doc-a", len(terms))

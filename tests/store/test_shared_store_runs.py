@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from knowledge_assets.ingest.documents import identify
-from knowledge_assets.store.database import Store
+from knowledge_assets.store.database import DuckDBStore
 from knowledge_assets.store.postgres import PostgresStore
 from knowledge_assets.store.schema import TABLES
 from tests.conftest import PROJECT_ROOT
@@ -142,7 +142,7 @@ def test_four_runs_at_once_while_a_reviewer_approves_lose_nothing(postgres_serve
     doc_ids = [identify(path).doc_id for path in running]
     alone = _cli(["run", *map(str, running)], tmp_path / "duckdb", None)
     assert alone.returncode == 0, alone.stdout + alone.stderr
-    assert _counts(store, doc_ids) == _counts(Store(tmp_path / "duckdb" / "knowledge.duckdb"), doc_ids)
+    assert _counts(store, doc_ids) == _counts(DuckDBStore(tmp_path / "duckdb" / "knowledge.duckdb"), doc_ids)
     for table, key in (("glossary", "term_id"), ("formulas", "formula_id"), ("rules", "rule_id")):
         assert store.fetch(f'SELECT doc_id, "{key}" FROM "{table}" GROUP BY doc_id, "{key}" HAVING count(*) > 1') == []
     kept = store.fetch("SELECT entity_id, reviewer FROM knowledge_reviews WHERE doc_id = ? ORDER BY reviewed_at",

@@ -17,7 +17,8 @@ import pytest
 
 from knowledge_assets.store.cache import store_answer_once
 from knowledge_assets.store.copy import copy_store, rows_digest
-from knowledge_assets.store.database import Store
+from knowledge_assets.store.database import DuckDBStore
+from knowledge_assets.store.protocol import Store
 from knowledge_assets.store.schema import TABLES
 from tests.conftest import PROJECT_ROOT
 from tests.support import postgres
@@ -53,7 +54,8 @@ def source(tmp_path_factory) -> Path:
                                "--seen", item["fingerprint"]], root, store)
         assert code == 0, out + err
     for n in range(CACHED_ANSWERS):
-        store_answer_once(Store(store), f"key-{n}", "glossary", "openai", "nano", f'{{"answer": {n}}}', "json_schema")
+        store_answer_once(DuckDBStore(store), f"key-{n}", "glossary", "openai", "nano", f'{{"answer": {n}}}',
+                          "json_schema")
     return store
 
 
@@ -82,8 +84,8 @@ def test_a_copy_of_a_copy_holds_every_row_decision_and_export_of_the_source(sour
         table_lines = [line for line in out.splitlines() if line.split()[0] in TABLES]
         assert len(table_lines) == len(TABLES) and all(line.endswith("  ok") for line in table_lines), out
         assert out.splitlines()[-1].endswith("every table and document matches")
-    expected = _rows(Store(source))
-    assert _rows(Store(third)) == expected == _rows(Store(second))
+    expected = _rows(DuckDBStore(source))
+    assert _rows(DuckDBStore(third)) == expected == _rows(DuckDBStore(second))
     assert len(expected["knowledge_reviews"]) == 3 and len(expected["llm_cache"]) == CACHED_ANSWERS
     exported = _exports(tmp_path, source, tmp_path / "from_source")
     assert _exports(tmp_path, third, tmp_path / "from_third") == exported
@@ -92,20 +94,20 @@ def test_a_copy_of_a_copy_holds_every_row_decision_and_export_of_the_source(sour
 
 
 def test_cached_answers_are_copied_page_by_page(source, tmp_path):
-    target = Store(tmp_path / "paged.duckdb")
-    report = copy_store(Store(source), target, page_rows=2)
+    target = DuckDBStore(tmp_path / "paged.duckdb")
+    report = copy_store(DuckDBStore(source), target, page_rows=2)
     assert report.matches and report.documents == 2
-    assert _rows(target)["llm_cache"] == _rows(Store(source))["llm_cache"]
+    assert _rows(target)["llm_cache"] == _rows(DuckDBStore(source))["llm_cache"]
 
 
 def test_a_target_that_holds_rows_is_refused_and_left_as_it_was(source, tmp_path):
     target = tmp_path / "held.duckdb"
-    Store(target).append("llm_cache", Store(source).fetch("SELECT * FROM llm_cache LIMIT 1"))
-    before = _rows(Store(target))
+    DuckDBStore(target).append("llm_cache", DuckDBStore(source).fetch("SELECT * FROM llm_cache LIMIT 1"))
+    before = _rows(DuckDBStore(target))
     code, out, err = _cli(["store", "copy", "--to", str(target)], tmp_path, source)
     assert code == 1 and len(err.splitlines()) == 1, out + err
     assert "the target store is not empty: llm_cache (1 rows)" in err
-    assert _rows(Store(target)) == before
+    assert _rows(DuckDBStore(target)) == before
 
 
 @pytest.mark.parametrize("target, said", [
@@ -126,7 +128,7 @@ def test_a_shared_store_url_never_shows_its_password(source, tmp_path):
     assert "s3cret-pw" not in out + err and "copier:***@127.0.0.1:1/none" in err
 
 
-class _LosingStore(Store):
+class _LosingStore(DuckDBStore):
     """A DuckDB store whose write drops one document's last glossary row: a backend that loses
     a row, which the verification must name."""
 
@@ -137,7 +139,7 @@ class _LosingStore(Store):
 
 
 def test_a_lost_row_fails_the_copy_naming_table_and_document(source, tmp_path):
-    report = copy_store(Store(source), _LosingStore(tmp_path / "lossy.duckdb"))
+    report = copy_store(DuckDBStore(source), _LosingStore(tmp_path / "lossy.duckdb"))
     assert not report.matches
     wrong = [table for table in report.tables if not table.matches]
     assert [(t.table, t.mismatched_documents, t.source_rows - t.target_rows) for t in wrong] == [("glossary", [STD], 1)]
@@ -156,7 +158,7 @@ def test_a_copy_through_the_shared_store_holds_every_row_and_export(source, tmp_
                        KNOWLEDGE_STORE=url, KNOWLEDGE_LLM_BACKEND="offline")
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stdout.splitlines()[-1].endswith("every table and document matches")
-    assert _rows(Store(back)) == _rows(Store(source))
+    assert _rows(DuckDBStore(back)) == _rows(DuckDBStore(source))
     assert _exports(tmp_path, back, tmp_path / "from_back") == _exports(tmp_path, source, tmp_path / "from_source")
 
 
@@ -178,7 +180,7 @@ def test_a_rows_digest_is_the_same_whichever_backend_read_the_rows_and_in_any_or
     assert rows_digest("knowledge_reviews", [_review()]) != rows_digest("knowledge_reviews", [_review(note="")])
 
 
-class _WrittenMeanwhile(Store):
+class _WrittenMeanwhile(DuckDBStore):
     """A target whose write of the second document is when another process adds a registry
     row for the first, already copied, to the source: what a shared source allows."""
 
@@ -196,7 +198,7 @@ class _WrittenMeanwhile(Store):
 def test_a_source_written_during_the_copy_fails_the_copy(source, tmp_path):
     changing = tmp_path / "changing.duckdb"
     shutil.copy(source, changing)
-    report = copy_store(Store(changing), _WrittenMeanwhile(tmp_path / "target.duckdb", Store(changing)))
+    report = copy_store(DuckDBStore(changing), _WrittenMeanwhile(tmp_path / "target.duckdb", DuckDBStore(changing)))
     wrong = [(t.table, t.source_rows, t.source_rows_after) for t in report.tables if not t.matches]
     assert wrong == [("documents", 2, 3)]
 

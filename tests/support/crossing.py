@@ -10,7 +10,7 @@ import pytest
 from knowledge_assets import contracts as c
 from knowledge_assets.defs.launch import materialize_document
 from knowledge_assets.ingest.documents import identify
-from knowledge_assets.store.database import Store
+from knowledge_assets.store.database import DuckDBStore
 from knowledge_assets.store.registry import register
 from tests.documents import write_pdf
 
@@ -18,7 +18,7 @@ from tests.documents import write_pdf
 def run_pdf(root: Path, env: pytest.MonkeyPatch, name: str, pages: list[list[str]]):
     """Writes `pages` as the PDF `name` under `root`, registers it and materialises it on a
     temporary instance; returns the store, the doc_id and the partition's outcome."""
-    store = Store(root / "knowledge.duckdb")
+    store = DuckDBStore(root / "knowledge.duckdb")
     env.setenv("KNOWLEDGE_DB", str(store.path))
     (root / "dagster").mkdir()
     with dg.instance_for_test(temp_dir=str(root / "dagster")) as instance:

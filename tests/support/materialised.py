@@ -14,14 +14,14 @@ import pytest
 
 from knowledge_assets.definitions import defs
 from knowledge_assets.ingest.documents import identify
-from knowledge_assets.store.database import Store
+from knowledge_assets.store.database import DuckDBStore
 from knowledge_assets.store.registry import register
 from tests.conftest import SAMPLE_MARKDOWN, SAMPLE_PDF
 
 
 @dataclass
 class Samples:
-    store: Store
+    store: DuckDBStore
     instance: dg.DagsterInstance
     doc_ids: list[str]
     results: dict[str, dg.ExecuteInProcessResult]
@@ -35,12 +35,12 @@ def run_document(instance: dg.DagsterInstance, doc_id: str, **subset) -> dg.Exec
 
 
 def run_through_launcher(root: Path, path: Path, set_env: dict[str, str],
-                         unset: tuple[str, ...] = ()) -> tuple[Store, str]:
+                         unset: tuple[str, ...] = ()) -> tuple[DuckDBStore, str]:
     """The whole graph for one document as `knowledge-assets run` launches it, in a store and an
     instance of its own under `root`, with `set_env` set and `unset` removed for the run."""
     from knowledge_assets.defs.launch import materialize_document
 
-    store = Store(root / "knowledge.duckdb")
+    store = DuckDBStore(root / "knowledge.duckdb")
     with pytest.MonkeyPatch.context() as env:
         env.setenv("KNOWLEDGE_DB", str(store.path))
         for name, value in set_env.items():
@@ -59,7 +59,7 @@ def run_through_launcher(root: Path, path: Path, set_env: dict[str, str],
 def materialised_samples(root: Path, env: pytest.MonkeyPatch, paths=(SAMPLE_PDF, SAMPLE_MARKDOWN),
                          instance_config: dict | None = None):
     """`instance_config`: dagster.yaml settings for the instance in `root/dagster` (DAGSTER_HOME)."""
-    store = Store(root / "knowledge.duckdb")
+    store = DuckDBStore(root / "knowledge.duckdb")
     env.setenv("KNOWLEDGE_DB", str(store.path))
     env.setenv("KNOWLEDGE_LLM_BACKEND", "offline")
     (root / "dagster").mkdir()

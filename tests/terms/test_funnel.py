@@ -4,7 +4,7 @@ import random
 import time
 
 from knowledge_assets.candidates.definitions import find_definitions
-from knowledge_assets.store.database import Store
+from knowledge_assets.store.database import DuckDBStore
 from knowledge_assets.terms.discovery import source_chunks
 from knowledge_assets.terms.funnel import run_term_funnel
 from knowledge_assets.terms.store import load_definitions, write_terms
@@ -102,7 +102,7 @@ def test_the_definitions_the_glossary_reads_are_those_the_stage_found_and_stored
     # The glossary reads the term stage's definition candidates from the store instead of
     # finding them again: they must be exactly what finding them again would give.
     funnel = run_term_funnel(sample_pdf)
-    store = Store(tmp_path / "knowledge.duckdb")
+    store = DuckDBStore(tmp_path / "knowledge.duckdb")
     write_terms(store, funnel)
 
     found_again = find_definitions(source_chunks(sorted(sample_pdf.chunks, key=lambda c: c.seq)))

@@ -16,7 +16,7 @@ import dagster as dg
 
 from knowledge_assets.definitions import defs
 from knowledge_assets.defs.resources import KnowledgeStore
-from knowledge_assets.store.database import Store
+from knowledge_assets.store.database import DuckDBStore
 from tests.conftest import PROJECT_ROOT, SAMPLE_MARKDOWN
 from tests.ui.servers import WORKSPACE, dagster_process, project_instance_config, wait_for
 
@@ -61,7 +61,8 @@ def test_a_dropped_file_gets_its_partition_and_one_run_and_the_next_tick_request
         assert run.tags["knowledge_assets/source_file"] == "kpi.md"
         assert first.status.value == "SUCCESS" and list(first.run_ids) == [run.run_id]
         assert second.status.value == "SKIPPED" and second.skip_reason == "no new documents or revisions in the inbox"
-        registered = Store(tmp_path / "knowledge.duckdb").fetch("SELECT doc_id, revision, file_name FROM documents")
+        registered = DuckDBStore(tmp_path / "knowledge.duckdb").fetch(
+            "SELECT doc_id, revision, file_name FROM documents")
         assert registered == [{"doc_id": DOC_ID, "revision": 1, "file_name": "kpi.md"}]
 
         with dg.build_schedule_context(

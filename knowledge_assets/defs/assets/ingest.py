@@ -7,7 +7,7 @@ from knowledge_assets.defs.resources import KnowledgeStore
 from knowledge_assets.ingest.errors import DocumentError
 from knowledge_assets.ingest.parse import parser_versions
 from knowledge_assets.ingest.stage import chunk_size_summary, parse_registered
-from knowledge_assets.store.database import Store
+from knowledge_assets.store.protocol import Store
 
 _PREVIEW_CHUNKS = 8
 

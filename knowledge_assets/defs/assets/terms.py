@@ -11,9 +11,9 @@ from knowledge_assets.defs.partitions import documents
 from knowledge_assets.defs.resources import KnowledgeStore
 from knowledge_assets.errors import MissingUpstream
 from knowledge_assets.evaluation.terms import compression, funnel_gold_scores
-from knowledge_assets.store.database import Store
 from knowledge_assets.store.held import drop_cached_pages
 from knowledge_assets.store.parsed import load_parsed
+from knowledge_assets.store.protocol import Store
 from knowledge_assets.terms.funnel import FUNNEL_VERSION, TermFunnel, run_term_funnel
 from knowledge_assets.terms.store import write_terms
 

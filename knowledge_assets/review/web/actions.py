@@ -38,7 +38,7 @@ from knowledge_assets.review.web.context import ReviewApp
 from knowledge_assets.review.web.links import entry_url, queue_url
 from knowledge_assets.review.web.security import checked_form
 from knowledge_assets.review.web.session import remembering
-from knowledge_assets.store.database import Store
+from knowledge_assets.store.protocol import Store
 
 _DECISIONS: dict[str, Decision] = {"approve": "approved", "reject": "rejected", "edit": "edited"}
 

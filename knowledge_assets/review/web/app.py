@@ -32,7 +32,7 @@ from knowledge_assets.review.web.actions import Actions
 from knowledge_assets.review.web.context import DocumentStates, ReviewApp, Settings, state_dir_for
 from knowledge_assets.review.web.pages import Pages
 from knowledge_assets.review.web.security import SecurityHeaders, allowed_hosts
-from knowledge_assets.store.database import StoreError
+from knowledge_assets.store.protocol import StoreError
 
 LOCKED = ("The knowledge store is busy: a running materialisation holds {path}. Nothing was written"
           " — try again in a moment.")

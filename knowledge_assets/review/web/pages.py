@@ -34,8 +34,8 @@ from knowledge_assets.review.entities import Reviewable, extracted_documents
 from knowledge_assets.review.web import forms, source
 from knowledge_assets.review.web.context import ReviewApp
 from knowledge_assets.review.web.rendering import content_value
-from knowledge_assets.store.database import Store
 from knowledge_assets.store.parsed import page_count, page_text
+from knowledge_assets.store.protocol import Store
 from knowledge_assets.store.registry import latest_source
 from knowledge_assets.store.removal import review_page_cache
 from knowledge_assets.store.revisions import not_current, run_command

@@ -23,8 +23,8 @@ import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
 
 from knowledge_assets.contracts import SpanPiece
-from knowledge_assets.store.database import Store
 from knowledge_assets.store.parsed import chunk_row, chunk_texts
+from knowledge_assets.store.protocol import Store
 from knowledge_assets.store.terms import term_mentions_in_text
 from knowledge_assets.verify.spans import crossing_pieces
 

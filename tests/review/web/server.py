@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from knowledge_assets.store.database import Store
+from knowledge_assets.store.protocol import Store
 from tests.ui.servers import dagster_process, free_port, wait_for
 
 CLI = str(Path(sys.executable).parent / "knowledge-assets")

@@ -53,8 +53,8 @@ from knowledge_assets.review import cli as review_cli
 from knowledge_assets.review.approved import export_approved
 from knowledge_assets.review.documents import RunState
 from knowledge_assets.semantic_review import cli as semantic_review_cli
-from knowledge_assets.settings import cannot_write, instance_folder, split_home_warning, store_folder
-from knowledge_assets.store.open import open_store
+from knowledge_assets.settings import cannot_write, instance_folder, split_home_warning, store_folder, store_setting
+from knowledge_assets.store.backends import is_shared_store, open_store
 from knowledge_assets.store.protocol import Store
 from knowledge_assets.store.registry import document_title
 
@@ -89,16 +89,14 @@ def _dagster_instance():
     from knowledge_assets.defs.instance import project_instance
 
     _refuse_unwritable(instance_folder())
-    if warning := split_home_warning():
+    if not is_shared_store(store_setting()) and (warning := split_home_warning()):
         print(warning, file=sys.stderr)
     return project_instance()
 
 
-def _refuse_unwritable(place: tuple[Path, str] | None) -> None:
+def _refuse_unwritable(place: tuple[Path, str]) -> None:
     """A folder of the project's state (the store's, the instance's) that cannot be written is
     one error line before anything runs, not a traceback from the first write into it."""
-    if place is None:
-        return
     folder, setting = place
     if cause := cannot_write(folder):
         raise UnwritableHome(f"{folder}: cannot write there ({cause}); set {setting} to a folder you can write")
@@ -383,7 +381,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _dispatch(args: argparse.Namespace) -> int:
     try:
-        if args.command in _STORE_COMMANDS:
+        if args.command in _STORE_COMMANDS and not is_shared_store(store_setting()):
             _refuse_unwritable(store_folder())
         return args.handler(args)
     except KnowledgeError as exc:

@@ -26,7 +26,7 @@ from datetime import datetime
 from knowledge_assets.errors import KnowledgeError
 from knowledge_assets.review.documents import document_summaries
 from knowledge_assets.review.status import DECIDED
-from knowledge_assets.store.open import open_store
+from knowledge_assets.store.backends import open_store
 from knowledge_assets.store.protocol import Store
 from knowledge_assets.store.removal import DECISION_TABLES, DECISIONS_TABLE, document_row_counts, remove_document_rows
 from knowledge_assets.store.revisions import revision_state

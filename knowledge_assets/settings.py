@@ -10,9 +10,11 @@ command started from a subdirectory uses the same home.
 `KNOWLEDGE_DB` (the store) and `DAGSTER_HOME` (the instance) stay explicit overrides, for
 scripts and tests that want a private store or instance.
 
-`KNOWLEDGE_STORE` chooses the store: unset, the DuckDB file above; a `postgresql://USER@HOST:PORT/DB`
-URL, the shared store several machines write (store/postgres.py). Files derived from the store
-(the review pages' image cache) then live in the knowledge home.
+`KNOWLEDGE_STORE` chooses the store: unset, the DuckDB file above; a URL of a registered store
+backend, such as `postgresql://USER@HOST:PORT/DB`, the shared store several machines write
+(store/backends.py says which settings are URLs of a backend: this module, below the store,
+cannot know them). Files derived from a shared store (the review pages' image cache) live in
+the knowledge home.
 """
 
 from __future__ import annotations
@@ -23,7 +25,6 @@ from pathlib import Path
 
 DATABASE_FILE = "knowledge.duckdb"
 HOME_FOLDER = ".knowledge"
-SHARED_STORE_SCHEMES = ("postgresql://", "postgres://")
 _PROJECT_NAME = 'name = "knowledge-assets"'
 
 
@@ -60,22 +61,15 @@ def store_setting() -> str:
     return os.environ.get("KNOWLEDGE_STORE", "").strip() or str(database_path())
 
 
-def is_shared_store(setting: str) -> bool:
-    """True for a PostgreSQL URL (`postgresql://…`, or libpq's shorter `postgres://…`)."""
-    return setting.startswith(SHARED_STORE_SCHEMES)
-
-
 def dagster_home() -> Path:
     """`DAGSTER_HOME`, else the knowledge home: where the Dagster instance keeps its storage."""
     explicit = os.environ.get("DAGSTER_HOME")
     return Path(explicit).resolve() if explicit else knowledge_home()
 
 
-def store_folder() -> tuple[Path, str] | None:
-    """The folder the DuckDB store is written in and the setting that names it; None for a
-    shared store, which is in no folder."""
-    if is_shared_store(store_setting()):
-        return None
+def store_folder() -> tuple[Path, str]:
+    """The folder the DuckDB file is written in and the setting that names it (a shared store is
+    in no folder: the caller asks `store.backends.is_shared_store` first)."""
     return database_path().parent, "KNOWLEDGE_DB" if os.environ.get("KNOWLEDGE_DB") else "KNOWLEDGE_HOME"
 
 
@@ -103,9 +97,8 @@ def cannot_write(folder: Path) -> str | None:
 
 def split_home_warning() -> str | None:
     """A note when the overrides put the store and the instance in different homes: the UI
-    then lists materialisations whose rows live in another file. A shared store is in no home."""
-    if is_shared_store(store_setting()):
-        return None
+    then lists materialisations whose rows live in another file. For the DuckDB file: a shared
+    store is in no home (the caller asks `store.backends.is_shared_store` first)."""
     store_home, instance_home = database_path().parent, dagster_home()
     if store_home == instance_home:
         return None

@@ -17,10 +17,10 @@ import contextlib
 from pathlib import Path
 
 from knowledge_assets.errors import KnowledgeError
-from knowledge_assets.settings import is_shared_store, store_setting
+from knowledge_assets.settings import store_setting
+from knowledge_assets.store.backends import is_shared_store, open_store
 from knowledge_assets.store.copy import TableCopy, copy_store
 from knowledge_assets.store.database import DuckDBStore
-from knowledge_assets.store.open import open_store
 from knowledge_assets.store.protocol import Store
 from knowledge_assets.store.redaction import redact
 

@@ -30,7 +30,8 @@ from pathlib import Path
 import dagster as dg
 
 from knowledge_assets.errors import KnowledgeError
-from knowledge_assets.settings import is_shared_store, project_root, store_setting
+from knowledge_assets.settings import project_root, store_setting
+from knowledge_assets.store.backends import is_shared_store
 
 # The daemon that takes runs off the queue beats every 30 s (Dagster's default); four missed
 # beats mean no daemon is taking them.

@@ -6,7 +6,7 @@ import dagster as dg
 
 from knowledge_assets.defs.llm import KnowledgeLLM
 from knowledge_assets.settings import inbox_path
-from knowledge_assets.store.open import open_store
+from knowledge_assets.store.backends import open_store
 from knowledge_assets.store.protocol import Store
 
 

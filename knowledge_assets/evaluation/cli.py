@@ -56,7 +56,7 @@ from knowledge_assets.evaluation.scores import (
 )
 from knowledge_assets.llm.prompts import prompt_hashes
 from knowledge_assets.llm.settings import resolve_settings
-from knowledge_assets.store.open import open_store
+from knowledge_assets.store.backends import open_store
 from knowledge_assets.store.protocol import Store
 from knowledge_assets.store.registry import registered_doc_ids
 

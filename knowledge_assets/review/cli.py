@@ -36,7 +36,7 @@ from knowledge_assets.review.entities import ReviewError, find
 from knowledge_assets.review.fingerprint import short_fingerprint
 from knowledge_assets.review.status import statuses_of
 from knowledge_assets.settings import store_setting
-from knowledge_assets.store.open import open_store
+from knowledge_assets.store.backends import open_store
 from knowledge_assets.store.protocol import Store
 from knowledge_assets.store.revisions import revision_state
 

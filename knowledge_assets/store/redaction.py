@@ -1,9 +1,10 @@
 """What a message, an error or metadata may say about a store: its setting with every password
 replaced by `***`.
 
-It imports nothing of the package: `store/open.py`, which chooses a backend, and
+It imports nothing of the package: `store/backends.py`, which chooses a backend, and
 `store/postgres.py`, one of those backends, both need it, and a helper two modules share lives
-below both (when it lived in open.py, the two modules imported each other).
+below both (when it lived in store/open.py, backends.py's forerunner, the two modules imported
+each other).
 """
 
 from __future__ import annotations

@@ -15,9 +15,9 @@ from datetime import datetime
 
 import pytest
 
+from knowledge_assets.store.backends import open_store
 from knowledge_assets.store.database import DuckDBStore
 from knowledge_assets.store.knowledge import stored_rows
-from knowledge_assets.store.open import open_store
 from knowledge_assets.store.postgres import KEYS, PostgresStore, create_statement, placeholders
 from knowledge_assets.store.protocol import StoreError
 from knowledge_assets.store.redaction import redact

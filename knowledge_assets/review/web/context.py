@@ -22,8 +22,8 @@ from knowledge_assets.review.status import STATE_MEANINGS, STATES
 from knowledge_assets.review.web.rendering import environment, static_files
 from knowledge_assets.review.web.security import csrf_token
 from knowledge_assets.review.web.session import browser_session, keeping_session, remembered_reviewer
+from knowledge_assets.store.backends import open_store
 from knowledge_assets.store.held import held_on_one_connection
-from knowledge_assets.store.open import open_store
 from knowledge_assets.store.protocol import Store
 
 # Each document's run state as the Dagster instance knows it, e.g. RunState("failed", "…", datetime(…)).

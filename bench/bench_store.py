@@ -3,11 +3,11 @@
     python -m bench.bench_store [--pages 300] [--rows 19025] [--repeats 5]
 
 1. Batched insert against one statement per row, side by side on the same rows: `term_mentions`
-   rows written as `Store` writes them now (one INSERT ... SELECT from a DataFrame) and the way
+   rows written as `DuckDBStore` writes them now (one INSERT ... SELECT from a DataFrame) and the way
    it used to (`executemany`, one INSERT per row). Prints both medians and their ratio.
 2. The DuckDB write share of a whole offline run of a PDF built by repeating the sample's pages
    to --pages: the run is the CLI's (`defs.launch.materialize_document`, one Dagster run in this
-   process), the writes are the time spent inside `Store.replace_partition` and `Store.append`.
+   process), the writes are the time spent inside `DuckDBStore.replace_partition` and `DuckDBStore.append`.
    Judged by: write share <= 10 %.
 3. Connections opened per document run (calls of `duckdb.connect` during that run) and how
    often the schema was checked. Judged by: one per run.
@@ -31,7 +31,6 @@ import duckdb
 from bench.bench_parse import build_long_pdf
 from knowledge_assets.store import database
 from knowledge_assets.store.database import DuckDBStore
-from knowledge_assets.store.protocol import Store
 from knowledge_assets.store.schema import TABLES
 
 
@@ -75,7 +74,7 @@ class _Meter:
         self.schema_checks = 0
 
     def __enter__(self) -> _Meter:
-        self._saved = {name: getattr(Store, name) for name in ("replace_partition", "append", "_ensure_schema")}
+        self._saved = {name: getattr(DuckDBStore, name) for name in ("replace_partition", "append", "_ensure_schema")}
         self._connect = duckdb.connect
         meter = self
 
@@ -96,15 +95,15 @@ class _Meter:
             meter.opens += 1
             return self._connect(*args, **kwargs)
 
-        Store.replace_partition = timed(self._saved["replace_partition"])
-        Store.append = timed(self._saved["append"])
-        Store._ensure_schema = counted_schema
+        DuckDBStore.replace_partition = timed(self._saved["replace_partition"])
+        DuckDBStore.append = timed(self._saved["append"])
+        DuckDBStore._ensure_schema = counted_schema
         duckdb.connect = counted_connect
         return self
 
     def __exit__(self, *exc) -> None:
         for name, method in self._saved.items():
-            setattr(Store, name, method)
+            setattr(DuckDBStore, name, method)
         duckdb.connect = self._connect
 
 

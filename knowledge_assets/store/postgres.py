@@ -15,10 +15,11 @@ byte-identical across backends:
 - DOUBLE is `double precision`, TIMESTAMP `timestamp` (naive, an aware value written in UTC),
   and `numeric` results (`avg`) read back as floats, as DuckDB's doubles do.
 
-Keys: tables whose rows have a natural key get it as a PRIMARY KEY (`KEYS`), so a duplicate id
-fails the write instead of entering the store; append-only history without one (documents,
-usage, versions) and the llm cache (stored once by a guarded insert; a rare duplicate under a
-race is harmless, reads pick any) get none.
+Keys: tables whose rows have a natural key get it as a PRIMARY KEY (store/schema.py's `KEYS`,
+each declared beside its table in store/tables/), so a duplicate id fails the write instead of
+entering the store; append-only history without one (documents, usage, versions) and the llm
+cache (stored once by a guarded insert; a rare duplicate under a race is harmless, reads pick
+any) get none.
 
 Transactions and waits: connections are in autocommit, so a read never sits idle in a
 transaction; a `replace_partition` is DELETE of the document's rows then COPY of the new ones
@@ -60,26 +61,8 @@ from knowledge_assets.store.database import (
 )
 from knowledge_assets.store.protocol import StoreError
 from knowledge_assets.store.redaction import redact
-from knowledge_assets.store.schema import TABLES
+from knowledge_assets.store.schema import KEYS, TABLES
 
-# The natural key of each table that has one.
-KEYS: dict[str, tuple[str, ...]] = {
-    "parsed_documents": ("doc_id",),
-    "parsed_pages": ("doc_id", "page"),
-    "parsed_chunks": ("doc_id", "chunk_id"),
-    "definition_candidates": ("doc_id", "position"),
-    "term_clusters": ("doc_id", "term_id"),
-    "glossary": ("doc_id", "term_id"),
-    "formulas": ("doc_id", "formula_id"),
-    "rules": ("doc_id", "rule_id"),
-    "domain_context": ("doc_id", "domain_id"),
-    "review_queue": ("doc_id", "rank"),
-    "knowledge_reviews": ("review_id",),
-    "review_batches": ("batch_id", "review_id"),
-    "asset_revisions": ("doc_id", "asset"),
-    "asset_checks": ("doc_id", "asset"),
-    "eval_scores": ("doc_id",),
-}
 RETRIES = 5  # attempts of a replace that meets a serialization failure or a deadlock
 CONNECT_TIMEOUT_S = 10
 _SCALAR = {"VARCHAR": "text", "INTEGER": "integer", "BIGINT": "bigint", "DOUBLE": "double precision",

@@ -1,5 +1,7 @@
 """Every table of the store, with explicit column lists: writes name their columns, so a
-column-order change can never shift values into the wrong column."""
+column-order change can never shift values into the wrong column; and each table's natural key
+(`KEYS`), where its rows have one. The PostgreSQL store declares the keys as PRIMARY KEYs, so a
+duplicate id fails the write there (store/postgres.py); the DuckDB file declares none."""
 
 from __future__ import annotations
 
@@ -13,6 +15,16 @@ TABLES: dict[str, dict[str, str]] = {
     **review.TABLES,
     **evaluation.TABLES,
     **revisions.TABLES,
+}
+
+KEYS: dict[str, tuple[str, ...]] = {
+    **ingest.KEYS,
+    **terms.KEYS,
+    **llm.KEYS,
+    **knowledge.KEYS,
+    **review.KEYS,
+    **evaluation.KEYS,
+    **revisions.KEYS,
 }
 
 

@@ -18,11 +18,11 @@ import pytest
 from knowledge_assets.store.backends import open_store
 from knowledge_assets.store.database import DuckDBStore
 from knowledge_assets.store.knowledge import stored_rows
-from knowledge_assets.store.postgres import KEYS, PostgresStore, create_statement, placeholders
+from knowledge_assets.store.postgres import PostgresStore, create_statement, placeholders
 from knowledge_assets.store.protocol import StoreError
 from knowledge_assets.store.redaction import redact
 from knowledge_assets.store.review import append_batch, batch_rows, decision_rows
-from knowledge_assets.store.schema import TABLES
+from knowledge_assets.store.schema import KEYS, TABLES
 from tests.conftest import PROJECT_ROOT
 from tests.support import postgres
 

@@ -29,3 +29,8 @@ TABLES: dict[str, dict[str, str]] = {
         "fields": "STRUCT(field VARCHAR, filled INTEGER, correct INTEGER)[] NOT NULL",
     },
 }
+
+# The natural key of each table of this stage that has one (store/schema.py, KEYS).
+KEYS: dict[str, tuple[str, ...]] = {
+    "eval_scores": ("doc_id",),
+}

@@ -43,3 +43,10 @@ TABLES: dict[str, dict[str, str]] = {
         "char_end": "INTEGER NOT NULL",
     },
 }
+
+# The natural key of each table of this stage that has one (store/schema.py, KEYS).
+KEYS: dict[str, tuple[str, ...]] = {
+    "parsed_documents": ("doc_id",),
+    "parsed_pages": ("doc_id", "page"),
+    "parsed_chunks": ("doc_id", "chunk_id"),
+}

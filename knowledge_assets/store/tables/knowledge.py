@@ -102,3 +102,12 @@ TABLES: dict[str, dict[str, str]] = {
         "definition": "VARCHAR",
     },
 }
+
+# The natural key of each table of this stage that has one (store/schema.py, KEYS).
+KEYS: dict[str, tuple[str, ...]] = {
+    "glossary": ("doc_id", "term_id"),
+    "formulas": ("doc_id", "formula_id"),
+    "rules": ("doc_id", "rule_id"),
+    "domain_context": ("doc_id", "domain_id"),
+    "review_queue": ("doc_id", "rank"),
+}

@@ -32,3 +32,7 @@ TABLES: dict[str, dict[str, str]] = {
         "created_at": "TIMESTAMP NOT NULL",
     },
 }
+
+# No key: usage is append-only history, and an answer is cached once by a guarded insert (a rare
+# duplicate under a race is harmless; reads pick any).
+KEYS: dict[str, tuple[str, ...]] = {}

@@ -43,3 +43,9 @@ TABLES: dict[str, dict[str, str]] = {
         "payload": "JSON NOT NULL",
     },
 }
+
+# The natural key of each table of this stage that has one (store/schema.py, KEYS).
+KEYS: dict[str, tuple[str, ...]] = {
+    "knowledge_reviews": ("review_id",),
+    "review_batches": ("batch_id", "review_id"),
+}

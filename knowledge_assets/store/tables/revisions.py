@@ -23,3 +23,9 @@ TABLES: dict[str, dict[str, str]] = {
         "recorded_at": "TIMESTAMP NOT NULL",
     },
 }
+
+# The natural key of each table of this stage that has one (store/schema.py, KEYS).
+KEYS: dict[str, tuple[str, ...]] = {
+    "asset_revisions": ("doc_id", "asset"),
+    "asset_checks": ("doc_id", "asset"),
+}

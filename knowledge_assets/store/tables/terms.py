@@ -33,3 +33,9 @@ TABLES: dict[str, dict[str, str]] = {
         "provenance": f"{PROVENANCE} NOT NULL",
     },
 }
+
+# The natural key of each table of this stage that has one (store/schema.py, KEYS).
+KEYS: dict[str, tuple[str, ...]] = {
+    "definition_candidates": ("doc_id", "position"),
+    "term_clusters": ("doc_id", "term_id"),
+}

@@ -1,5 +1,5 @@
 """What the offline path imports: the `openai` SDK only when the model backend is used, pandas
-only when the store writes."""
+only when the store writes, psycopg only when a PostgreSQL store connects (D63)."""
 
 import subprocess
 import sys
@@ -39,3 +39,13 @@ def test_the_model_backend_still_imports_openai_when_used():
         "Extractor.from_settings(resolve_settings())"
     )
     assert "openai" in modules
+
+
+def test_a_duckdb_store_opened_through_the_backends_registry_does_not_import_psycopg(tmp_path):
+    # The registry imports every backend's module: each must leave its driver to the connect.
+    modules = _modules_after(
+        "from knowledge_assets.store.backends import open_store\n"
+        f"open_store({str(tmp_path / 'k.duckdb')!r}).fetch('SELECT 1')"
+    )
+    assert "knowledge_assets.store.postgres" in modules
+    assert "psycopg" not in modules

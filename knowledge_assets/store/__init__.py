@@ -1,1 +1,5 @@
-"""DuckDB store: the schema, partition-replacing writes, and the document registry."""
+"""The store: what one is (`protocol.Store`), its two backends (the DuckDB file,
+`database.DuckDBStore`; the shared PostgreSQL store, `postgres.PostgresStore`), found by the
+setting's URL scheme (`backends.open_store`); the schema and each table's key (`schema`,
+`tables/`); the document registry (`registry`), and the reads and partition-replacing writes
+every stage makes, in SQL both backends run."""

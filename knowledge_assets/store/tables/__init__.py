@@ -1,4 +1,4 @@
-"""Table definitions, one module per stage; store/schema.py gathers them."""
+"""Table definitions and their natural keys, one module per stage; store/schema.py gathers them."""
 
 # The contract's Provenance as a DuckDB STRUCT, so `SELECT provenance.page_no FROM …` works.
 PROVENANCE = (

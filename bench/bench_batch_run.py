@@ -34,7 +34,7 @@ import time
 from pathlib import Path
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
-CLI = [sys.executable, "-c", "import sys; from knowledge_assets.cli import main; sys.exit(main())"]
+CLI = [sys.executable, "-c", "import sys; from knowledge_assets.command import main; sys.exit(main())"]
 
 
 def _copies(sample: Path, folder: Path, count: int) -> list[Path]:

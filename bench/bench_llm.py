@@ -26,6 +26,7 @@ from knowledge_assets.extract.stages import candidate_requests
 from knowledge_assets.ingest.documents import identify
 from knowledge_assets.ingest.parse import parse_document
 from knowledge_assets.llm.extractor import Extractor
+from knowledge_assets.llm.model_settings import LLMSettings
 from knowledge_assets.llm.offline import OfflineBackend
 from knowledge_assets.llm.prompts import load_prompt, placeholder_values
 from knowledge_assets.llm.requests import (
@@ -37,7 +38,6 @@ from knowledge_assets.llm.requests import (
     TermBlock,
     cluster_batches,
 )
-from knowledge_assets.llm.settings import LLMSettings
 from knowledge_assets.llm.usage import usage_totals
 from knowledge_assets.store.database import DuckDBStore
 from knowledge_assets.store.protocol import Store

@@ -46,8 +46,8 @@ from pathlib import Path
 
 from bench.bench_llm import offline_answers
 from knowledge_assets.extract import stages
+from knowledge_assets.ingest.document_error import DocumentError
 from knowledge_assets.ingest.documents import discover_documents
-from knowledge_assets.ingest.errors import DocumentError
 from knowledge_assets.ingest.registration import register_files
 from knowledge_assets.ingest.stage import parse_registered
 from knowledge_assets.llm.extractor import Extractor
@@ -151,7 +151,7 @@ def run_cli(folder: Path, home: Path, base_url: str, concurrency: int) -> tuple[
             "OPENAI_BASE_URL": base_url, "OPENAI_API_KEY": "sk-bench", "KNOWLEDGE_LLM_MODEL": "loopback-nano",
             "KNOWLEDGE_LLM_CONCURRENCY": str(concurrency)}
     started = time.monotonic()
-    child = subprocess.run([sys.executable, "-m", "knowledge_assets.cli", "run", str(folder)], cwd=ROOT,
+    child = subprocess.run([sys.executable, "-m", "knowledge_assets.command", "run", str(folder)], cwd=ROOT,
                            env=env, capture_output=True, text=True)
     wall = time.monotonic() - started
     if child.returncode != 0:

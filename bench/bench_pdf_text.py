@@ -30,7 +30,7 @@ import pypdf
 import pypdfium2
 
 from bench.bench_parse import SAMPLE, build_long_pdf
-from knowledge_assets.evaluation.corpus_scores import best_window_f1 as corpus_best_window_f1
+from knowledge_assets.evaluation import corpus_scores
 from knowledge_assets.ingest.chunking import chunk_pages
 from knowledge_assets.ingest.plain import blocks_from_page_texts
 
@@ -89,7 +89,7 @@ def best_window_f1(needle: str, tokens: list[str]) -> float:
     size = sum(want.values())
     if not size or len(tokens) < size:
         return 0.0
-    return corpus_best_window_f1(want, tokens, [size])
+    return corpus_scores.best_window_f1(want, tokens, [size])
 
 
 def findability(page_texts: list[str], strings: list[str]) -> tuple[int, int, int]:

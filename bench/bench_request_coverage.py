@@ -52,7 +52,7 @@ from types import ModuleType
 import dagster as dg
 
 from knowledge_assets.defs.launch import materialize_document
-from knowledge_assets.evaluation.corpus_scores import best_window_f1 as corpus_best_window_f1
+from knowledge_assets.evaluation import corpus_scores
 from knowledge_assets.ingest.documents import identify
 from knowledge_assets.store.database import DuckDBStore
 from knowledge_assets.store.protocol import Store
@@ -117,7 +117,7 @@ def best_window_f1(gold: list[str], text: list[str]) -> float:
     """The best token-F1 of `gold` against any window of `text` of 1, 1.25 or 1.5 times its
     length (the corpus scorer's windows, without its 400-token cap: a request is long)."""
     n = len(gold)
-    return corpus_best_window_f1(Counter(gold), text, sorted({n, -(-5 * n // 4), -(-3 * n // 2)}))
+    return corpus_scores.best_window_f1(Counter(gold), text, sorted({n, -(-5 * n // 4), -(-3 * n // 2)}))
 
 
 @dataclass

@@ -36,7 +36,7 @@ from knowledge_assets.store.protocol import Store  # noqa: E402 (run as a script
 from knowledge_assets.store.schema import TABLES  # noqa: E402
 from tests.support.postgres import running_postgres  # noqa: E402
 
-_CLI = [sys.executable, "-c", "from knowledge_assets.cli import main; raise SystemExit(main())"]
+_CLI = [sys.executable, "-c", "from knowledge_assets.command import main; raise SystemExit(main())"]
 _DOC_LINE = re.compile(r"^(?:ok|PARTIAL)\s+(\S+)\s.*\s(\d+\.\d+)s$", re.MULTILINE)
 
 

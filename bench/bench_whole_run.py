@@ -40,7 +40,7 @@ def run_once(pdf: Path, home: Path, project: Path = ROOT, stages: Path | None = 
     env |= {"KNOWLEDGE_HOME": str(home), "KNOWLEDGE_LLM_BACKEND": "offline", "PYTHONPATH": str(project)}
     started = time.perf_counter()
     staged = [str(ROOT / "bench" / "stage_memory.py"), str(stages)]
-    command = ["-m", "knowledge_assets.cli"] if stages is None else staged
+    command = ["-m", "knowledge_assets.command"] if stages is None else staged
     child = subprocess.Popen([sys.executable, *command, "run", str(pdf)], cwd=project, env=env,
                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     _, status, usage = os.wait4(child.pid, 0)

@@ -18,8 +18,7 @@ import sys
 import time
 from pathlib import Path
 
-from knowledge_assets import progress
-from knowledge_assets.cli import main as cli_main
+from knowledge_assets import command, progress
 
 _STATUS = Path("/proc/self/status")
 
@@ -68,7 +67,7 @@ def main() -> int:
     sink = StageMemory()
     try:
         with progress.reporting(sink):
-            return cli_main(argv)
+            return command.main(argv)
     finally:
         sink.finish()
         table.write_text("".join("\t".join([label] + [f"{v:.1f}" for v in figures]) + "\n"

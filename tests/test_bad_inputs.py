@@ -17,7 +17,7 @@ import duckdb
 import pytest
 
 from tests.conftest import SAMPLE_MARKDOWN
-from tests.support.cli import COMMAND, cli_env, cli_process
+from tests.support.command_process import COMMAND, cli_env, cli_process
 
 _BOUND_BY_PERMISSIONS = ["--bounding-set", "-dac_override,-dac_read_search"]
 
@@ -106,7 +106,7 @@ def test_a_folder_that_holds_no_document_is_named_and_the_run_exits_1(tmp_path):
 
 
 def test_a_home_under_a_file_is_one_line_and_exit_1(tmp_path, monkeypatch, capsys):
-    from knowledge_assets.cli import main
+    from knowledge_assets.command import main
 
     for setting in ("KNOWLEDGE_DB", "DAGSTER_HOME", "KNOWLEDGE_STORE"):
         monkeypatch.delenv(setting, raising=False)
@@ -158,7 +158,7 @@ def test_run_out_exports_every_document_it_can_and_names_each_refusal(tmp_path):
 
 
 def test_run_out_into_a_folder_it_cannot_write_is_refused_before_anything_runs(tmp_path, monkeypatch, capsys):
-    from knowledge_assets.cli import main
+    from knowledge_assets.command import main
 
     monkeypatch.setenv("KNOWLEDGE_DB", str(tmp_path / "home" / "knowledge.duckdb"))
     monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "home"))

@@ -131,7 +131,7 @@ def _env(home: Path) -> dict[str, str]:
 
 
 def _command(*args) -> list[str]:
-    return [sys.executable, "-m", "knowledge_assets.cli", *map(str, args)]
+    return [sys.executable, "-m", "knowledge_assets.command", *map(str, args)]
 
 
 def _export(env, doc_id: str, out: Path) -> subprocess.CompletedProcess:
@@ -436,9 +436,9 @@ def test_an_index_that_is_not_an_exports_is_refused_untouched(stations, tmp_path
 
 
 def test_only_a_workbook_export_imports_openpyxl():
-    loaded = subprocess.run([sys.executable, "-c", "import sys, knowledge_assets.cli, knowledge_assets.definitions; "
-                             "print('openpyxl' in sys.modules)"], cwd=PROJECT_ROOT, capture_output=True, text=True,
-                            timeout=120)
+    loaded = subprocess.run([sys.executable, "-c", "import sys, knowledge_assets.command, "
+                             "knowledge_assets.definitions; print('openpyxl' in sys.modules)"],
+                            cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=120)
     assert loaded.stdout.strip() == "False", loaded.stderr
 
 

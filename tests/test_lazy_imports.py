@@ -23,7 +23,7 @@ def test_loading_the_definitions_imports_neither_openai_nor_pandas():
 def test_an_offline_extractor_does_not_import_openai():
     modules = _modules_after(
         "from knowledge_assets.llm.extractor import Extractor\n"
-        "from knowledge_assets.llm.settings import resolve_settings\n"
+        "from knowledge_assets.llm.model_settings import resolve_settings\n"
         "import os; os.environ['KNOWLEDGE_LLM_BACKEND'] = 'offline'\n"
         "Extractor.from_settings(resolve_settings())"
     )
@@ -35,7 +35,7 @@ def test_the_model_backend_still_imports_openai_when_used():
         "import os; os.environ.update(KNOWLEDGE_LLM_BACKEND='openai', OPENAI_API_KEY='sk-test-lazy', "
         "KNOWLEDGE_LLM_MODEL='m')\n"
         "from knowledge_assets.llm.extractor import Extractor\n"
-        "from knowledge_assets.llm.settings import resolve_settings\n"
+        "from knowledge_assets.llm.model_settings import resolve_settings\n"
         "Extractor.from_settings(resolve_settings())"
     )
     assert "openai" in modules

@@ -77,7 +77,7 @@ def test_offline_outputs_on_the_samples_are_unchanged(tmp_path):
     (home / "dagster.yaml").write_text("telemetry:\n  enabled: false\n", encoding="utf-8")
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "KNOWLEDGE_LLM"))}
     env |= {"KNOWLEDGE_DB": str(home / "knowledge.duckdb"), "DAGSTER_HOME": str(home)}
-    result = subprocess.run([sys.executable, "-m", "knowledge_assets.cli", "run", str(docs)],
+    result = subprocess.run([sys.executable, "-m", "knowledge_assets.command", "run", str(docs)],
                             cwd=PROJECT_ROOT, env=env, capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, result.stdout + result.stderr
     assert table_digests(home / "knowledge.duckdb") == DIGESTS

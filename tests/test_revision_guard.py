@@ -35,7 +35,7 @@ from tests.documents import write_pdf
 from tests.llm.conftest import schema_title, valid_answer
 from tests.review.web.server import review_server
 from tests.review.web.test_app import decide, entry_path, text_of
-from tests.support.cli import COMMAND, cli_env, cli_process, model_env
+from tests.support.command_process import COMMAND, cli_env, cli_process, model_env
 from tests.support.materialised import materialised_samples, run_document
 from tests.support.openai_server import OpenAIServer
 

@@ -8,7 +8,7 @@ import duckdb
 
 from tests.conftest import SAMPLE_MARKDOWN
 from tests.llm.conftest import flaky_attempts, valid_answer
-from tests.support.cli import cli_process, model_env
+from tests.support.command_process import cli_process, model_env
 from tests.support.openai_server import OpenAIServer
 
 

@@ -19,7 +19,7 @@ SHOWN = "KEPUTUSAN KEPALA BADAN PENGAWAS TAMBANG"
 
 
 def _cli(env: dict[str, str], *args) -> subprocess.CompletedProcess:
-    done = subprocess.run([sys.executable, "-m", "knowledge_assets.cli", *map(str, args)], cwd=PROJECT_ROOT,
+    done = subprocess.run([sys.executable, "-m", "knowledge_assets.command", *map(str, args)], cwd=PROJECT_ROOT,
                           env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
     return done

@@ -17,7 +17,7 @@ again.
 The instance's database connections are held for the command (`hold_connections`).
 
 A run writes the store of the `knowledge_store` resource, `KNOWLEDGE_STORE`'s by default; a
-caller with a store of its own (the capture's private DuckDB file, `defs/capture.py`) names it
+caller with a store of its own (the capture's private DuckDB file, `defs/pipeline_runner.py`) names it
 as that resource's run config, which outranks any setting: an environment variable set for the
 run would lose to `KNOWLEDGE_STORE` on a shared-store machine and write the shared store.
 

@@ -1,14 +1,14 @@
 import dagster as dg
 
 from knowledge_assets.llm.extractor import Extractor
-from knowledge_assets.llm.requests import BranchName
-from knowledge_assets.llm.results import RunCalls
-from knowledge_assets.llm.settings import (
+from knowledge_assets.llm.model_settings import (
     DEFAULT_MAX_RETRIES,
     LLMSettings,
     StructuredOutputMode,
     resolve_settings,
 )
+from knowledge_assets.llm.requests import BranchName
+from knowledge_assets.llm.results import RunCalls
 from knowledge_assets.llm.usage import Price, price_for
 from knowledge_assets.llm.versions import branch_code_version
 from knowledge_assets.store.protocol import Store

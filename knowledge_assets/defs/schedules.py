@@ -31,7 +31,7 @@ from knowledge_assets.defs.jobs import extract_document
 from knowledge_assets.defs.launch import LAUNCHED_BY_TAG, PARTITION_TAG
 from knowledge_assets.defs.partitions import documents
 from knowledge_assets.defs.resources import KnowledgeStore
-from knowledge_assets.ingest.revisions import changed_documents
+from knowledge_assets.ingest.changed_documents import changed_documents
 
 CRON_VARIABLE = "KNOWLEDGE_REEXTRACT_CRON"
 ENABLED_VARIABLE = "KNOWLEDGE_REEXTRACT_ENABLED"

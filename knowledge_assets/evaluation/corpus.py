@@ -52,7 +52,7 @@ from knowledge_assets.evaluation.conventions import (
 )
 from knowledge_assets.evaluation.corpus_scores import RATES, CorpusScores, read_outputs, score_outputs
 from knowledge_assets.evaluation.leave_one_out import scorer_in_use
-from knowledge_assets.evaluation.results import (
+from knowledge_assets.evaluation.result_files import (
     DEFAULT_TOLERANCE,
     MetricChange,
     compare,
@@ -62,8 +62,8 @@ from knowledge_assets.evaluation.results import (
 )
 from knowledge_assets.evaluation.scores import RunInfo
 from knowledge_assets.export import ExportError, export_document
+from knowledge_assets.ingest.document_error import DocumentError
 from knowledge_assets.ingest.documents import identify
-from knowledge_assets.ingest.errors import DocumentError
 from knowledge_assets.semantic_review.capture import CaseRun
 from knowledge_assets.store.database import DuckDBStore
 from knowledge_assets.store.parsed import load_parsed
@@ -79,7 +79,7 @@ COUNTS = ("terms_found", "terms_gold", "definitions_checked", "definitions_gold"
           "formulas_found", "formulas_gold", "rules_found", "rules_gold")
 
 # (doc_id, DuckDB file) -> how materialising that document went; opened on a Dagster instance
-# directory. The one `knowledge-assets run` uses is knowledge_assets.defs.capture.pipeline_runner.
+# directory. The one `knowledge-assets run` uses is knowledge_assets.defs.pipeline_runner.pipeline_runner.
 Runner = Callable[[str, Path], CaseRun]
 OpenRunner = Callable[[Path], AbstractContextManager[Runner]]
 

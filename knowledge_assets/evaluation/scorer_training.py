@@ -38,8 +38,8 @@ from knowledge_assets.candidates.model import Candidate
 from knowledge_assets.candidates.source import SourceChunk
 from knowledge_assets.errors import KnowledgeError
 from knowledge_assets.evaluation.corpus_scores import THRESHOLD, f1, gold_names, norm_name, word_tokens
+from knowledge_assets.ingest.document_error import DocumentError
 from knowledge_assets.ingest.documents import identify
-from knowledge_assets.ingest.errors import DocumentError
 from knowledge_assets.ingest.parse import parse_document
 
 TARGET_PRECISION = 0.9

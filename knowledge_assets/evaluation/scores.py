@@ -2,9 +2,9 @@
 
 | metric | what | kill line |
 |---|---|---|
-| e1_term_filter_recall | gold terms that survive to a cluster (`evaluation.terms`) | >= 0.70 |
+| e1_term_filter_recall | gold terms that survive to a cluster (`evaluation.term_scores`) | >= 0.70 |
 | e2_compression | mentions after the noise filter per cluster | |
-| e3_schema_fill_precision | judged filled fields that are correct (`evaluation.knowledge`) | >= 0.80 |
+| e3_schema_fill_precision | judged filled fields that are correct (`evaluation.knowledge_scores`) | >= 0.80 |
 | definition_precision / _recall | filled definitions correct / gold definitions found | |
 | formula_recall / _precision | gold formulas stated by an entry / entries stating a gold formula | |
 | rule_recall / _precision | gold rules stated by an entry / entries stating a gold rule | |
@@ -21,7 +21,7 @@ from typing import get_args
 from knowledge_assets import contracts as c
 from knowledge_assets.errors import MissingUpstream
 from knowledge_assets.evaluation.gold import Gold
-from knowledge_assets.evaluation.knowledge import (
+from knowledge_assets.evaluation.knowledge_scores import (
     FieldTally,
     Judgement,
     judge_domain,
@@ -30,7 +30,7 @@ from knowledge_assets.evaluation.knowledge import (
     judge_rules,
     schema_fill_precision,
 )
-from knowledge_assets.evaluation.terms import compression, term_filter_recall
+from knowledge_assets.evaluation.term_scores import compression, term_filter_recall
 from knowledge_assets.store.audit import latest_glossary_run, rejected_counts_by_branch
 from knowledge_assets.store.knowledge import load_entities
 from knowledge_assets.store.protocol import Store

@@ -38,7 +38,7 @@ class PageBlocks:
 
 
 def decode_utf8(data: bytes, origin: str) -> str:
-    from knowledge_assets.ingest.errors import DocumentError
+    from knowledge_assets.ingest.document_error import DocumentError
 
     try:
         return data.decode("utf-8-sig")

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import yaml
 
-from knowledge_assets.ingest.errors import DocumentError
+from knowledge_assets.ingest.document_error import DocumentError
 from knowledge_assets.store.registry import DocumentKind, DocumentSource
 
 _SUFFIX_KINDS: dict[str, DocumentKind] = {

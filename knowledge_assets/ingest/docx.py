@@ -17,7 +17,7 @@ import mammoth
 
 from knowledge_assets.ingest import html
 from knowledge_assets.ingest.blocks import PageBlocks
-from knowledge_assets.ingest.errors import DocumentError
+from knowledge_assets.ingest.document_error import DocumentError
 
 # mammoth's conversion and the page reading both shape the chunks.
 PARSER_VERSION = f"mammoth-{version('mammoth')}+{html.PARSER_VERSION}"

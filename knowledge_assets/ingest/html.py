@@ -24,7 +24,7 @@ import lxml.html
 
 from knowledge_assets.ingest import markdown
 from knowledge_assets.ingest.blocks import PageBlocks
-from knowledge_assets.ingest.errors import DocumentError
+from knowledge_assets.ingest.document_error import DocumentError
 from knowledge_assets.ingest.markdown import blocks_from_markdown
 
 # The HTML parser and the Markdown structure reading both shape the chunks.

@@ -16,8 +16,8 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from knowledge_assets.ingest.document_error import DocumentError
 from knowledge_assets.ingest.documents import discover
-from knowledge_assets.ingest.errors import DocumentError
 from knowledge_assets.ingest.registration import Identified, register_files
 from knowledge_assets.store.protocol import Store
 from knowledge_assets.store.registry import DocumentSource

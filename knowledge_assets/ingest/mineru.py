@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 
 from knowledge_assets.ingest.blocks import Block, PageBlocks, decode_utf8
-from knowledge_assets.ingest.errors import DocumentError
+from knowledge_assets.ingest.document_error import DocumentError
 from knowledge_assets.ingest.furniture import is_page_furniture
 from knowledge_assets.ingest.headings import Outline
 

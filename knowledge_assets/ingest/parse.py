@@ -9,7 +9,7 @@ from knowledge_assets.contracts import ParsedDocument, ParsedPage
 from knowledge_assets.ingest import docx, html, markdown, mineru, pdf, plain, restructuredtext
 from knowledge_assets.ingest.blocks import PageBlocks
 from knowledge_assets.ingest.chunking import DEFAULT_MAX_CHARS, chunk_pages
-from knowledge_assets.ingest.errors import DocumentError
+from knowledge_assets.ingest.document_error import DocumentError
 from knowledge_assets.store.registry import DocumentKind, DocumentSource
 
 _PARSERS: dict[DocumentKind, tuple[Callable[[Path], list[PageBlocks]], str]] = {

@@ -14,7 +14,7 @@ from pypdf.errors import FileNotDecryptedError, PyPdfError
 
 from knowledge_assets.ingest import plain
 from knowledge_assets.ingest.blocks import PageBlocks
-from knowledge_assets.ingest.errors import DocumentError
+from knowledge_assets.ingest.document_error import DocumentError
 from knowledge_assets.ingest.plain import blocks_from_page_texts
 
 # The text layer's reader and the plain-text structure reading both shape the chunks.

@@ -7,7 +7,7 @@ import statistics
 from dataclasses import replace
 
 from knowledge_assets.contracts import ParsedDocument
-from knowledge_assets.ingest.errors import DocumentError
+from knowledge_assets.ingest.document_error import DocumentError
 from knowledge_assets.ingest.parse import parse_document
 from knowledge_assets.store.held import drop_cached_pages
 from knowledge_assets.store.parsed import write_parsed

@@ -32,7 +32,7 @@ from typing import Protocol, overload
 import pydantic
 
 from knowledge_assets import progress
-from knowledge_assets.llm.cache import CachedAnswer, ResponseCache, cache_key
+from knowledge_assets.llm.model_settings import LLMSettings
 from knowledge_assets.llm.offline import OfflineBackend
 from knowledge_assets.llm.requests import (
     DomainContextRequest,
@@ -41,6 +41,7 @@ from knowledge_assets.llm.requests import (
     GlossaryRequest,
     RuleRequest,
 )
+from knowledge_assets.llm.response_cache import CachedAnswer, ResponseCache, cache_key
 from knowledge_assets.llm.responses import (
     RESPONSE_FOR,
     DomainContextResponse,
@@ -49,7 +50,6 @@ from knowledge_assets.llm.responses import (
     RuleResponse,
 )
 from knowledge_assets.llm.results import CallFailure, CallResult, LLMConfigurationError, RunCalls, call_usage
-from knowledge_assets.llm.settings import LLMSettings
 from knowledge_assets.store.protocol import Store
 
 # A batch of 32 terms halves to 16, 8, 4, then 2: past that, a truncation is not the batch's size.

@@ -37,11 +37,11 @@ import openai
 import pydantic
 from openai import OpenAI
 
+from knowledge_assets.llm.model_settings import LLMSettings
 from knowledge_assets.llm.prompts import PLACEHOLDERS, PromptTemplate, load_prompt, placeholder_values
 from knowledge_assets.llm.requests import BranchName, ExtractionRequest
 from knowledge_assets.llm.responses import RESPONSE_FOR
 from knowledge_assets.llm.results import CallFailure, CallResult, LLMConfigurationError, RunCalls, call_usage
-from knowledge_assets.llm.settings import LLMSettings
 
 log = logging.getLogger(__name__)
 

@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 
 from knowledge_assets.errors import DOCUMENT_CAUSE_CHARS, short_cause
+from knowledge_assets.llm.model_settings import OFFLINE_DEPLOYMENT
 from knowledge_assets.llm.requests import DomainContextRequest, GlossaryRequest
 from knowledge_assets.llm.results import CallResult
-from knowledge_assets.llm.settings import OFFLINE_DEPLOYMENT
 from knowledge_assets.store.protocol import Store
 
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import hashlib
 
+from knowledge_assets.llm.model_settings import LLMSettings
 from knowledge_assets.llm.offline import OFFLINE_EXTRACTOR_VERSION
 from knowledge_assets.llm.prompts import load_prompt
 from knowledge_assets.llm.requests import BranchName
-from knowledge_assets.llm.settings import LLMSettings
 
 # Bump when request rendering, response models or the call policy change what is extracted.
 EXTRACTION_CODE_VERSION = "2"

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path, PurePosixPath
 
+from knowledge_assets.ingest.document_error import DocumentError
 from knowledge_assets.ingest.documents import discover, identify
-from knowledge_assets.ingest.errors import DocumentError
 from knowledge_assets.semantic_review.canonical import pretty_bytes, read_document, read_json, sha256_hex
 from knowledge_assets.semantic_review.obligations import gold_obligations
 from knowledge_assets.semantic_review.outputs import EvidenceWriter

@@ -5,7 +5,7 @@ payloads of each case into `captures.json` with startedAt, completedAt, backend,
 prompt hashes.
 
 The pipeline runner is injected: this package never imports Dagster, and the CLI passes the
-one in `knowledge_assets.defs.capture`.
+one in `knowledge_assets.defs.pipeline_runner`.
 """
 
 from __future__ import annotations
@@ -18,9 +18,9 @@ from datetime import datetime
 from pathlib import Path
 
 from knowledge_assets.export import ExportError, export_document
+from knowledge_assets.ingest.document_error import DocumentError
 from knowledge_assets.ingest.documents import identify
-from knowledge_assets.ingest.errors import DocumentError
-from knowledge_assets.llm.settings import OFFLINE_DEPLOYMENT, SettingsError, resolve_settings
+from knowledge_assets.llm.model_settings import OFFLINE_DEPLOYMENT, SettingsError, resolve_settings
 from knowledge_assets.semantic_review.bundle import CAPTURES_FILE, Bundle
 from knowledge_assets.semantic_review.measurement import measurement
 from knowledge_assets.semantic_review.outputs import EvidenceWriter, seal

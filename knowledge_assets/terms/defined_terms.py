@@ -10,6 +10,7 @@ import re
 from knowledge_assets.candidates.lexicon import DEFINING_VERBS_ENGLISH, DEFINING_VERBS_INDONESIAN
 from knowledge_assets.candidates.text import line_matches, matches_near
 from knowledge_assets.contracts import Chunk
+from knowledge_assets.terms.document_vocabulary import Vocabulary
 from knowledge_assets.terms.mentions import Mention
 from knowledge_assets.terms.tokens import (
     Token,
@@ -22,7 +23,6 @@ from knowledge_assets.terms.tokens import (
     starts_sentence,
     tokens,
 )
-from knowledge_assets.terms.vocabulary import Vocabulary
 
 _MAX_TERM_WORDS = 4
 _MAX_SYMBOL_WORDS = 5

@@ -6,8 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from knowledge_assets.candidates.defining_sentences import CUES as SENTENCE_CUES
-from knowledge_assets.candidates.defining_sentences import Found, introduces_its_term
+from knowledge_assets.candidates.defining_sentences import CUES, Found, introduces_its_term
 from knowledge_assets.candidates.definitions import find_definitions, introduced_terms
 from knowledge_assets.candidates.model import Candidate
 from knowledge_assets.candidates.source import SourceChunk
@@ -15,11 +14,11 @@ from knowledge_assets.contracts import Chunk
 from knowledge_assets.crossing import joined
 from knowledge_assets.terms.abbreviations import find_abbreviation_pairs
 from knowledge_assets.terms.defined_terms import defined_terms, formula_symbols, labels
-from knowledge_assets.terms.headings import heading_terms
+from knowledge_assets.terms.document_vocabulary import read_vocabulary
+from knowledge_assets.terms.heading_terms import heading_terms
 from knowledge_assets.terms.mentions import Mention, MentionKind
 from knowledge_assets.terms.phrases import acronyms, classified_terms, glosses, title_phrases
 from knowledge_assets.terms.tokens import ChunkWords, chunk_words, collapse, term_key
-from knowledge_assets.terms.vocabulary import read_vocabulary
 
 
 @dataclass(frozen=True)
@@ -57,7 +56,7 @@ def discover(chunks: list[Chunk], words_of: ChunkWords | None = None) -> Discove
     sentences: list[Found] = []
     found_definitions = find_definitions(sources, sentences)
     definitions = [d for d in found_definitions
-                   if d.cue not in SENTENCE_CUES or introduces_its_term(d, _candidate_text(by_id, d))]
+                   if d.cue not in CUES or introduces_its_term(d, _candidate_text(by_id, d))]
     defined = [m for d in definitions for m in _defined_names(by_id[d.chunk_id], d)]
     # A term the document introduces in quotes or emphasis is a term even where the scorer
     # does not keep its sentence as a definition (D80).

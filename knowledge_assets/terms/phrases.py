@@ -14,6 +14,7 @@ import re
 from knowledge_assets.candidates.lexicon import CLASSIFYING_VERBS, CONJUNCTIONS, LEGAL_FORMS, UNITS
 from knowledge_assets.candidates.text import matches_near
 from knowledge_assets.contracts import Chunk
+from knowledge_assets.terms.document_vocabulary import Vocabulary
 from knowledge_assets.terms.mentions import Mention, MentionKind
 from knowledge_assets.terms.tokens import (
     WORD,
@@ -27,7 +28,6 @@ from knowledge_assets.terms.tokens import (
     starts_sentence,
     tokens,
 )
-from knowledge_assets.terms.vocabulary import Vocabulary
 
 _GLOSS = re.compile(r"\(([^()\n]{1,60})\)")
 _MAX_GLOSS_WORDS = 4

@@ -15,7 +15,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 
 from knowledge_assets.contracts import Chunk
-from knowledge_assets.terms.headings import heading_span
+from knowledge_assets.terms.heading_terms import heading_span
 from knowledge_assets.terms.mentions import Mention
 from knowledge_assets.terms.tokens import term_key, tokens
 

@@ -34,7 +34,7 @@ from tests.llm.conftest import valid_answer
 from tests.store.test_shared_store_runs import _exported
 from tests.support import postgres, redis_server
 from tests.support.celery_workers import running_workers
-from tests.support.cli import model_env
+from tests.support.command_process import model_env
 from tests.support.dagster_daemon import running_daemon
 from tests.support.openai_server import Fault, OpenAIServer
 
@@ -56,12 +56,12 @@ def model_server():
 
 
 def _cli(env, *args, timeout=900):
-    return subprocess.run([sys.executable, "-m", "knowledge_assets.cli", *args], cwd=PROJECT_ROOT, env=env,
+    return subprocess.run([sys.executable, "-m", "knowledge_assets.command", *args], cwd=PROJECT_ROOT, env=env,
                           capture_output=True, text=True, timeout=timeout)
 
 
 def _popen(env, *args):
-    return subprocess.Popen([sys.executable, "-m", "knowledge_assets.cli", *args], cwd=PROJECT_ROOT, env=env,
+    return subprocess.Popen([sys.executable, "-m", "knowledge_assets.command", *args], cwd=PROJECT_ROOT, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 

@@ -77,6 +77,6 @@ def test_a_backfill_over_many_documents_runs_as_one_run():
 
 def test_the_entry_point_holds_one_definitions_object():
     # Dagster refuses a module with two Definitions at its scope (the UI would not load it).
-    import knowledge_assets.definitions as entry_point
+    from knowledge_assets import definitions
 
-    assert [name for name, value in vars(entry_point).items() if isinstance(value, dg.Definitions)] == ["defs"]
+    assert [name for name, value in vars(definitions).items() if isinstance(value, dg.Definitions)] == ["defs"]

@@ -53,7 +53,7 @@ def test_the_definitions_load_the_chosen_executor_for_the_job_and_the_ui():
 
 def test_the_cli_with_a_bad_setting_fails_in_one_line(tmp_path):
     done = subprocess.run(
-        [sys.executable, "-m", "knowledge_assets.cli", "run", str(ROOT / "eval_assets" / "documents")],
+        [sys.executable, "-m", "knowledge_assets.command", "run", str(ROOT / "eval_assets" / "documents")],
         cwd=tmp_path, capture_output=True, text=True, timeout=300,
         env={**os.environ, "PYTHONPATH": str(ROOT), "KNOWLEDGE_EXECUTOR": "bogus",
              "KNOWLEDGE_HOME": str(tmp_path / "home"), "KNOWLEDGE_LLM_BACKEND": "offline"},

@@ -77,7 +77,7 @@ def _instance(env, monkeypatch) -> dg.DagsterInstance:
 
 
 def _run(env, *paths, timeout=600):
-    return subprocess.run([sys.executable, "-m", "knowledge_assets.cli", "run", *map(str, paths)],
+    return subprocess.run([sys.executable, "-m", "knowledge_assets.command", "run", *map(str, paths)],
                           cwd=PROJECT_ROOT, env=env, capture_output=True, text=True, timeout=timeout)
 
 
@@ -128,7 +128,7 @@ def test_a_run_waiting_for_the_llm_pool_waits_asleep_and_sigterm_cancels_it(mach
     with _instance(env, monkeypatch) as instance:
         instance.event_log_storage.set_concurrency_slots("llm", 0)  # no run that calls the model may start
         try:
-            command = subprocess.Popen([sys.executable, "-m", "knowledge_assets.cli", "run", str(folder)],
+            command = subprocess.Popen([sys.executable, "-m", "knowledge_assets.command", "run", str(folder)],
                                        cwd=PROJECT_ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                        text=True)
             deadline = time.monotonic() + 120

@@ -12,7 +12,7 @@ import subprocess
 from pathlib import Path
 
 from tests.conftest import SAMPLE_DOCUMENTS
-from tests.support.cli import COMMAND
+from tests.support.command_process import COMMAND
 
 # The files that hold a time, and the field that holds it: each call's, each document's.
 TIMED = {"usage.json": "latency_s", "index.json": "exported_at"}

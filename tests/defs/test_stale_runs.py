@@ -29,7 +29,7 @@ def _env(home, **extra):
 
 
 def _cli(args, home, **extra):
-    return subprocess.run([sys.executable, "-m", "knowledge_assets.cli", *args], cwd=PROJECT_ROOT,
+    return subprocess.run([sys.executable, "-m", "knowledge_assets.command", *args], cwd=PROJECT_ROOT,
                           env=_env(home, **extra), capture_output=True, text=True, timeout=400)
 
 
@@ -53,7 +53,7 @@ def test_a_run_killed_in_a_model_step_frees_its_slot_for_the_next_run_and_export
     # Revision 2, asked of a model that takes minutes: killed while `formulas` waits for it.
     with OpenAIServer(valid_answer, latency_s=300.0) as server:
         model = {"OPENAI_API_KEY": "sk-test-x", "OPENAI_BASE_URL": server.base_url, "KNOWLEDGE_LLM_CACHE": "off"}
-        killed = subprocess.Popen([sys.executable, "-m", "knowledge_assets.cli", "run", str(doc)], cwd=PROJECT_ROOT,
+        killed = subprocess.Popen([sys.executable, "-m", "knowledge_assets.command", "run", str(doc)], cwd=PROJECT_ROOT,
                                   env=_env(home, **model), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         deadline = time.monotonic() + 180
         while not server.requests and time.monotonic() < deadline and killed.poll() is None:

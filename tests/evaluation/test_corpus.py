@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from knowledge_assets.cli import main
+from knowledge_assets.command import main
 from knowledge_assets.evaluation.corpus import (
     CorpusError,
     DocumentResult,

@@ -12,7 +12,7 @@ import pytest
 
 from knowledge_assets.evaluation.corpus import COLUMNS, baseline_name, compare_with_baseline, read_corpus_results
 from knowledge_assets.evaluation.corpus_scores import read_outputs, score_outputs
-from knowledge_assets.evaluation.results import RESULTS_DIR, regressions
+from knowledge_assets.evaluation.result_files import RESULTS_DIR, regressions
 from knowledge_assets.evaluation.scores import RunInfo
 from knowledge_assets.subdomains import DOMAIN_WORDS
 from tests.conftest import PROJECT_ROOT
@@ -59,7 +59,7 @@ def eval_corpus(corpus, tmp, *args):
     env = {**os.environ, "KNOWLEDGE_LLM_BACKEND": "offline",
            "KNOWLEDGE_DB": str(tmp / "user.duckdb"), "DAGSTER_HOME": str(tmp / "user-dagster")}
     return subprocess.run(
-        [sys.executable, "-m", "knowledge_assets.cli", "eval", "--corpus", str(corpus), *args],
+        [sys.executable, "-m", "knowledge_assets.command", "eval", "--corpus", str(corpus), *args],
         cwd=PROJECT_ROOT, env=env, capture_output=True, text=True, timeout=900,
     )
 

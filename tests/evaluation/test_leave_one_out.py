@@ -13,7 +13,7 @@ import pytest
 from knowledge_assets.candidates.definition_scorer import read_scorer
 from knowledge_assets.evaluation.corpus import corpus_documents, table_header
 from knowledge_assets.evaluation.leave_one_out import corpus_samples, fold_scorers, scorer_in_use
-from knowledge_assets.settings import DEFINITION_SCORER_SETTING as SCORER_SETTING
+from knowledge_assets.settings import DEFINITION_SCORER_SETTING
 from tests.evaluation.test_corpus import eval_corpus, make_corpus
 
 
@@ -71,30 +71,30 @@ def test_each_documents_scorer_is_trained_on_the_other_documents_and_not_on_itse
 
 
 def test_the_scorer_setting_is_held_for_the_block_and_removed_after_when_it_was_unset(monkeypatch, tmp_path):
-    monkeypatch.delenv(SCORER_SETTING, raising=False)
+    monkeypatch.delenv(DEFINITION_SCORER_SETTING, raising=False)
     with scorer_in_use(tmp_path / "fold.json"):
-        assert os.environ[SCORER_SETTING] == str(tmp_path / "fold.json")
-    assert SCORER_SETTING not in os.environ
+        assert os.environ[DEFINITION_SCORER_SETTING] == str(tmp_path / "fold.json")
+    assert DEFINITION_SCORER_SETTING not in os.environ
 
 
 def test_the_scorer_setting_is_restored_after_the_block_even_when_it_raises(monkeypatch, tmp_path):
-    monkeypatch.setenv(SCORER_SETTING, "before.json")
+    monkeypatch.setenv(DEFINITION_SCORER_SETTING, "before.json")
     with pytest.raises(RuntimeError, match="boom"), scorer_in_use(tmp_path / "fold.json"):
-        assert os.environ[SCORER_SETTING] == str(tmp_path / "fold.json")
+        assert os.environ[DEFINITION_SCORER_SETTING] == str(tmp_path / "fold.json")
         raise RuntimeError("boom")
-    assert os.environ[SCORER_SETTING] == "before.json"
+    assert os.environ[DEFINITION_SCORER_SETTING] == "before.json"
 
-    monkeypatch.delenv(SCORER_SETTING)
+    monkeypatch.delenv(DEFINITION_SCORER_SETTING)
     with pytest.raises(RuntimeError, match="boom"), scorer_in_use(tmp_path / "fold.json"):
         raise RuntimeError("boom")
-    assert SCORER_SETTING not in os.environ
+    assert DEFINITION_SCORER_SETTING not in os.environ
 
 
 def test_no_scorer_leaves_the_setting_as_it_was(monkeypatch):
-    monkeypatch.setenv(SCORER_SETTING, "before.json")
+    monkeypatch.setenv(DEFINITION_SCORER_SETTING, "before.json")
     with scorer_in_use(None):
-        assert os.environ[SCORER_SETTING] == "before.json"
-    assert os.environ[SCORER_SETTING] == "before.json"
+        assert os.environ[DEFINITION_SCORER_SETTING] == "before.json"
+    assert os.environ[DEFINITION_SCORER_SETTING] == "before.json"
 
 
 @pytest.fixture
@@ -103,7 +103,7 @@ def offline(monkeypatch, tmp_path):
     monkeypatch.setenv("KNOWLEDGE_LLM_BACKEND", "offline")
     monkeypatch.setenv("KNOWLEDGE_DB", str(tmp_path / "user" / "knowledge.duckdb"))
     monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "user" / "dagster"))
-    monkeypatch.delenv(SCORER_SETTING, raising=False)
+    monkeypatch.delenv(DEFINITION_SCORER_SETTING, raising=False)
     return tmp_path / "user"
 
 
@@ -119,7 +119,7 @@ def test_the_leave_one_out_command_writes_one_scorer_a_document_and_scores_them_
     assert set(rows) == set(STEMS) and not any("FAILED" in row for row in rows.values())
     for stem in STEMS:
         assert json.loads((work / "scorers" / f"{stem}.json").read_text())["trained_on"] == sorted(set(STEMS) - {stem})
-    assert SCORER_SETTING not in os.environ
+    assert DEFINITION_SCORER_SETTING not in os.environ
     assert not offline.exists()
 
 

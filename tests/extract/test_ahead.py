@@ -12,9 +12,9 @@ import pytest
 from knowledge_assets.extract.ahead import AskedAhead
 from knowledge_assets.extract.stages import StagePlan, StageResult
 from knowledge_assets.llm.extractor import CallPool, Extractor
+from knowledge_assets.llm.model_settings import resolve_settings
 from knowledge_assets.llm.requests import RuleRequest, SourceChunk
 from knowledge_assets.llm.results import LLMConfigurationError
-from knowledge_assets.llm.settings import resolve_settings
 from tests.llm.conftest import llm_settings, openai_server  # noqa: F401 — the fixtures this file uses
 from tests.support.openai_server import Fault
 

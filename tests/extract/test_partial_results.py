@@ -16,12 +16,12 @@ import pytest
 from knowledge_assets.defs.document_state import call_figures, kept_figure, partition_states
 from knowledge_assets.defs.launch import materialize_document
 from knowledge_assets.ingest.documents import identify
-from knowledge_assets.review.documents import queue_entries, worklist
+from knowledge_assets.review.session import queue_entries, worklist
 from knowledge_assets.store.database import DuckDBStore
 from knowledge_assets.store.protocol import Store
 from knowledge_assets.store.registry import register
 from tests.conftest import SAMPLE_MARKDOWN
-from tests.support.cli import cli_process, model_env
+from tests.support.command_process import cli_process, model_env
 from tests.support.openai_server import OpenAIServer, prompt_text, schema_title
 
 _TERM = re.compile(r'\[term (\d+)\] canonical: "([^"]+)"(?:; abbreviation: "([^"]+)")?')

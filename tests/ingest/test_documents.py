@@ -4,8 +4,8 @@ from pathlib import Path
 
 import pytest
 
+from knowledge_assets.ingest.document_error import DocumentError
 from knowledge_assets.ingest.documents import content_hash_doc_id, discover, discover_documents, identify
-from knowledge_assets.ingest.errors import DocumentError
 
 
 def _doc(tmp_path: Path, name: str = "a.md", text: str = "# 1. Purpose\n\nText.\n") -> Path:

@@ -10,8 +10,8 @@ from xml.sax.saxutils import escape
 
 import pytest
 
+from knowledge_assets.ingest.document_error import DocumentError
 from knowledge_assets.ingest.documents import document_kind, identify
-from knowledge_assets.ingest.errors import DocumentError
 from knowledge_assets.ingest.parse import parse_document
 from tests.ingest.test_html import FIXTURES, assert_chunks_are_page_slices, assert_the_manual_is_extracted
 

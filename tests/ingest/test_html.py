@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from knowledge_assets.contracts import ParsedDocument
+from knowledge_assets.ingest.document_error import DocumentError
 from knowledge_assets.ingest.documents import document_kind, identify
-from knowledge_assets.ingest.errors import DocumentError
 from knowledge_assets.ingest.html import markdown_from_html
 from knowledge_assets.ingest.parse import parse_document
 from knowledge_assets.store.protocol import Store

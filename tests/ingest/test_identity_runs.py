@@ -13,7 +13,7 @@ from dagster._core.instance.ref import InstanceRef
 from knowledge_assets.ids import term_id
 from knowledge_assets.ingest.documents import file_name_doc_id
 from tests.conftest import SAMPLE_MARKDOWN
-from tests.support.cli import cli_process
+from tests.support.command_process import cli_process
 
 OFFLINE = {"KNOWLEDGE_LLM_BACKEND": "offline"}
 TITLE = "Maintenance KPI Procedure"

@@ -3,8 +3,8 @@ folder as well as given directly, and the inbox reports them once like any unrea
 
 import pytest
 
+from knowledge_assets.ingest.document_error import DocumentError
 from knowledge_assets.ingest.documents import discover, identify
-from knowledge_assets.ingest.errors import DocumentError
 from knowledge_assets.ingest.inbox import InboxCursor, advance, scan_inbox
 from knowledge_assets.store.database import DuckDBStore
 

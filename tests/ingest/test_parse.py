@@ -2,8 +2,8 @@
 
 import pytest
 
+from knowledge_assets.ingest.document_error import DocumentError
 from knowledge_assets.ingest.documents import identify
-from knowledge_assets.ingest.errors import DocumentError
 from knowledge_assets.ingest.parse import parse_document
 
 

@@ -6,8 +6,8 @@ from pathlib import Path
 import pypdf
 import pytest
 
+from knowledge_assets.ingest.document_error import DocumentError
 from knowledge_assets.ingest.documents import identify
-from knowledge_assets.ingest.errors import DocumentError
 from knowledge_assets.ingest.parse import parse_document
 from knowledge_assets.ingest.pdf import NO_TEXT_LAYER
 from tests.documents import write_image_only_pdf, write_pdf

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from knowledge_assets.ingest.changed_documents import current_sha256
+from knowledge_assets.ingest.document_error import DocumentError
 from knowledge_assets.ingest.documents import content_hash_doc_id, identify
-from knowledge_assets.ingest.errors import DocumentError
 from knowledge_assets.ingest.registration import register_file, register_files
-from knowledge_assets.ingest.revisions import current_sha256
 from knowledge_assets.ingest.stage import parse_registered
 from knowledge_assets.store.registry import latest_source, register
 

@@ -9,8 +9,8 @@ import pytest
 
 from knowledge_assets.ingest.documents import identify
 from knowledge_assets.ingest.parse import parse_document
+from knowledge_assets.llm.model_settings import LLMSettings, resolve_settings
 from knowledge_assets.llm.requests import SourceChunk
-from knowledge_assets.llm.settings import LLMSettings, resolve_settings
 from tests.conftest import SAMPLE_MARKDOWN, SAMPLE_PDF
 from tests.support.openai_server import Fault, OpenAIServer, schema_title, term_count
 

@@ -11,11 +11,11 @@ import pydantic
 import pytest
 
 from knowledge_assets import progress
-from knowledge_assets.llm.cache import ANSWERED_BY_HALVES, ResponseCache
 from knowledge_assets.llm.extractor import Extractor, split_request
 from knowledge_assets.llm.openai_backend import OpenAIBackend
 from knowledge_assets.llm.prompts import PROMPTS_DIR, load_prompt
 from knowledge_assets.llm.requests import FormulaRequest, RuleRequest, SourceChunk
+from knowledge_assets.llm.response_cache import ANSWERED_BY_HALVES, ResponseCache
 from knowledge_assets.llm.responses import RESPONSE_FOR
 from knowledge_assets.llm.results import CallFailure, LLMConfigurationError
 from knowledge_assets.llm.usage import record_usage

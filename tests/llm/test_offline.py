@@ -10,8 +10,9 @@ from knowledge_assets.candidates.domain import find_domain
 from knowledge_assets.candidates.formulas import find_formulas
 from knowledge_assets.candidates.rules import find_rules
 from knowledge_assets.llm.extractor import Extractor
+from knowledge_assets.llm.model_settings import resolve_settings
 from knowledge_assets.llm.offline import OfflineBackend
-from knowledge_assets.llm.offline.text import abbreviation_pairs
+from knowledge_assets.llm.offline.abbreviation_pairs import abbreviation_pairs
 from knowledge_assets.llm.requests import (
     DomainContextRequest,
     FormulaRequest,
@@ -20,7 +21,6 @@ from knowledge_assets.llm.requests import (
     SourceChunk,
     TermBlock,
 )
-from knowledge_assets.llm.settings import resolve_settings
 from knowledge_assets.terms.tokens import term_key
 
 offline = OfflineBackend()

@@ -7,11 +7,11 @@ import time
 
 import pytest
 
+from knowledge_assets.llm.model_settings import resolve_settings
 from knowledge_assets.llm.openai_backend import OpenAIBackend
 from knowledge_assets.llm.requests import FormulaRequest, GlossaryRequest, SourceChunk, TermBlock
 from knowledge_assets.llm.responses import FormulaResponse
 from knowledge_assets.llm.results import CallFailure, LLMConfigurationError, RunCalls
-from knowledge_assets.llm.settings import resolve_settings
 from tests.llm.conftest import FAKE_KEY, flaky_attempts, valid_answer
 from tests.support.openai_server import Fault, OpenAIServer, prompt_text
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import dagster as dg
 import pytest
 
-from knowledge_assets.cli import main
+from knowledge_assets.command import main
 from knowledge_assets.defs.launch import materialize_document
 from knowledge_assets.extract.stages import run_review_queue
 from knowledge_assets.ingest.documents import identify

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from knowledge_assets.cli import main
+from knowledge_assets.command import main
 from knowledge_assets.semantic_review.canonical import sha256_hex
 from knowledge_assets.semantic_review.timestamps import format_time, now_utc
 from tests.conftest import PROJECT_ROOT, SAMPLE_DOCUMENTS

@@ -12,7 +12,7 @@ from knowledge_assets.store.database import DuckDBStore
 from tests.conftest import SAMPLE_MARKDOWN
 from tests.llm.conftest import valid_answer
 from tests.review.web.server import review_server
-from tests.support.cli import COMMAND, cli_env, cli_process, model_env
+from tests.support.command_process import COMMAND, cli_env, cli_process, model_env
 from tests.support.openai_server import OpenAIServer
 
 OTHER_DOCUMENT = """# Pump maintenance

@@ -164,7 +164,7 @@ def test_a_session_shares_one_connection_per_thread(postgres_server):
     assert first.fetch("SELECT pg_backend_pid() AS pid")[0]["pid"] != pid
 
 
-_CLI = "from knowledge_assets.cli import main; raise SystemExit(main())"
+_CLI = "from knowledge_assets.command import main; raise SystemExit(main())"
 _WRITER = textwrap.dedent("""
     import sys
     from knowledge_assets.store.postgres import PostgresStore

@@ -1,4 +1,4 @@
-"""Removing a document: its rows (tests/test_documents_cli.py over a real run) and the review
+"""Removing a document: its rows (tests/test_documents_commands.py over a real run) and the review
 pages' images of it, which another document's stay beside."""
 
 from __future__ import annotations

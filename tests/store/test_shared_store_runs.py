@@ -29,7 +29,7 @@ postgres_server = postgres.postgres_server
 SAMPLES = PROJECT_ROOT / "eval_assets" / "documents"
 SAMPLE_IDS = ("SKT-MNT-KPI-002", "SKT-STD-PRM-001")
 CORPUS = PROJECT_ROOT.parent / "shared" / "corpus" / "docs"
-_CLI = [sys.executable, "-c", "from knowledge_assets.cli import main; raise SystemExit(main())"]
+_CLI = [sys.executable, "-c", "from knowledge_assets.command import main; raise SystemExit(main())"]
 # What differs between any two runs, whatever the store: a call's measured time, the export's.
 _RUN_TO_RUN = (re.compile(rb'"latency_s": [0-9.e+-]+'), re.compile(rb'"exported_at": "[^"]*"'))
 

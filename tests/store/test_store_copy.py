@@ -1,4 +1,4 @@
-"""`knowledge-assets store copy --to TARGET` (store/copy.py, store_cli.py, docs/decisions.md D71):
+"""`knowledge-assets store copy --to TARGET` (store/copy.py, store_commands.py, docs/decisions.md D71):
 the two samples run offline into a DuckDB file, some review decisions and cached answers
 recorded, copied into a second file and from it into a third, each a fresh process as a user
 runs it: every table equal row for row, the exports byte-identical, the decisions kept; a
@@ -22,7 +22,7 @@ from knowledge_assets.store.protocol import Store
 from knowledge_assets.store.schema import TABLES
 from tests.conftest import PROJECT_ROOT
 from tests.support import postgres
-from tests.support.cli import cli_process
+from tests.support.command_process import cli_process
 
 postgres_server = postgres.postgres_server
 

@@ -1,7 +1,7 @@
 """Defined terms, labels and formula symbols."""
 
 from knowledge_assets.terms.defined_terms import defined_terms, formula_symbols, labels
-from knowledge_assets.terms.vocabulary import read_vocabulary
+from knowledge_assets.terms.document_vocabulary import read_vocabulary
 from tests.terms.conftest import chunk
 
 # Capitalised by choice mid-sentence, as a real document would show somewhere else.

@@ -1,7 +1,7 @@
 """Acronyms, capitalised phrases, glosses and classified terms."""
 
+from knowledge_assets.terms.document_vocabulary import read_vocabulary
 from knowledge_assets.terms.phrases import acronyms, classified_terms, glosses, title_phrases
-from knowledge_assets.terms.vocabulary import read_vocabulary
 from tests.terms.conftest import chunk
 
 

@@ -25,14 +25,14 @@ from websockets.sync.client import connect
 from knowledge_assets.ids import term_id
 from knowledge_assets.ingest.documents import identify
 from knowledge_assets.review.decisions import history, record_decision
-from knowledge_assets.review.documents import queue_entries, worklist
+from knowledge_assets.review.session import queue_entries, worklist
 from knowledge_assets.review.status import review_statuses
 from knowledge_assets.review.web.pages import QUEUE_PAGE_SIZE
 from knowledge_assets.store.registry import register
 from tests.conftest import PROJECT_ROOT, SAMPLE_MARKDOWN, SAMPLE_PDF
 from tests.review.conftest import KPI, PRM
 from tests.review.web.server import review_server
-from tests.support.cli import cli_process
+from tests.support.command_process import cli_process
 from tests.support.materialised import materialised_samples, run_document
 from tests.ui.servers import free_port
 

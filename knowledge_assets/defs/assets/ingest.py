@@ -4,7 +4,7 @@ from knowledge_assets.defs.assets.batch import failing_the_document, materialize
 from knowledge_assets.defs.assets.metadata import preview_table, revision_metadata, store_value, table_metadata
 from knowledge_assets.defs.partitions import documents
 from knowledge_assets.defs.resources import KnowledgeStore
-from knowledge_assets.ingest.errors import DocumentError
+from knowledge_assets.ingest.document_error import DocumentError
 from knowledge_assets.ingest.parse import parser_versions
 from knowledge_assets.ingest.stage import chunk_size_summary, parse_registered
 from knowledge_assets.store.protocol import Store

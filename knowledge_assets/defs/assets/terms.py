@@ -10,7 +10,7 @@ from knowledge_assets.defs.assets.metadata import preview_table, revision_metada
 from knowledge_assets.defs.partitions import documents
 from knowledge_assets.defs.resources import KnowledgeStore
 from knowledge_assets.errors import MissingUpstream
-from knowledge_assets.evaluation.terms import compression, funnel_gold_scores
+from knowledge_assets.evaluation.term_scores import compression, funnel_gold_scores
 from knowledge_assets.store.held import drop_cached_pages
 from knowledge_assets.store.parsed import load_parsed
 from knowledge_assets.store.protocol import Store

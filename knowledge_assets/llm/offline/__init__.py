@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import time
 
+from knowledge_assets.llm.model_settings import OFFLINE_DEPLOYMENT
 from knowledge_assets.llm.offline.domain import answer_domain_context
 from knowledge_assets.llm.offline.formulas import answer_formulas
 from knowledge_assets.llm.offline.glossary import answer_glossary
@@ -24,7 +25,6 @@ from knowledge_assets.llm.requests import (
     RuleRequest,
 )
 from knowledge_assets.llm.results import CallResult, call_usage
-from knowledge_assets.llm.settings import OFFLINE_DEPLOYMENT
 
 # Part of every offline-derived code version: bump it when a rule here changes what is found.
 OFFLINE_EXTRACTOR_VERSION = "3"

@@ -25,7 +25,7 @@ import re
 
 from knowledge_assets.candidates.model import Candidate
 from knowledge_assets.candidates.packs import cues
-from knowledge_assets.llm.offline.text import abbreviation_pairs
+from knowledge_assets.llm.offline.abbreviation_pairs import abbreviation_pairs
 from knowledge_assets.llm.requests import DomainContextRequest
 from knowledge_assets.llm.responses import DomainContextResponse
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from knowledge_assets.candidates.definitions import defining_first
 from knowledge_assets.candidates.model import Candidate
-from knowledge_assets.llm.offline.text import abbreviation_pairs
+from knowledge_assets.llm.offline.abbreviation_pairs import abbreviation_pairs
 from knowledge_assets.llm.requests import GlossaryRequest, SourceChunk, TermBlock
 from knowledge_assets.llm.responses import GlossaryResponse, GlossaryTerm
 from knowledge_assets.subdomains import subdomain_tags

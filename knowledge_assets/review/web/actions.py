@@ -8,7 +8,7 @@ holds the store past the wait, the page says so and nothing was written. A decis
 run changed since the page showed it is refused: the page answers 409 with the content now and
 what changed, and nothing was written (D82).
 
-A batch is recorded in the store with its decisions (review/batch.py), so the queue offers to
+A batch is recorded in the store with its decisions (review/batch_decisions.py), so the queue offers to
 undo it after the page is left or the server restarts: the URL names the batch by its id, never
 the entries'; an entry's page offers to undo its latest decision, and the batch it was one of.
 """
@@ -29,10 +29,17 @@ from starlette.responses import RedirectResponse, Response
 
 from knowledge_assets.export import ExportError
 from knowledge_assets.review.approved import export_approved
-from knowledge_assets.review.batch import EntriesChanged, batches, decide_all, record_batch, refuse_changed, undo
+from knowledge_assets.review.batch_decisions import (
+    EntriesChanged,
+    batches,
+    decide_all,
+    record_batch,
+    refuse_changed,
+    undo,
+)
 from knowledge_assets.review.decisions import ContentChanged, Decision, record_decision, validate_edit
-from knowledge_assets.review.documents import QueueEntry, document_summaries
 from knowledge_assets.review.entities import Reviewable, ReviewError
+from knowledge_assets.review.session import QueueEntry, document_summaries
 from knowledge_assets.review.web import forms
 from knowledge_assets.review.web.context import ReviewApp
 from knowledge_assets.review.web.links import entry_url, queue_url

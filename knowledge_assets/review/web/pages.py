@@ -19,9 +19,10 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 
 from knowledge_assets import contracts as c
-from knowledge_assets.review.batch import Batch, batches, undoable_batches
+from knowledge_assets.review.batch_decisions import Batch, batches, undoable_batches
 from knowledge_assets.review.decisions import Review, history
-from knowledge_assets.review.documents import (
+from knowledge_assets.review.entities import Reviewable, extracted_documents
+from knowledge_assets.review.session import (
     DocumentSummary,
     QueueEntry,
     ReviewedSource,
@@ -30,8 +31,7 @@ from knowledge_assets.review.documents import (
     progress,
     reviewed_source,
 )
-from knowledge_assets.review.entities import Reviewable, extracted_documents
-from knowledge_assets.review.web import forms, source
+from knowledge_assets.review.web import forms, source_view
 from knowledge_assets.review.web.context import ReviewApp
 from knowledge_assets.review.web.rendering import content_value
 from knowledge_assets.store.parsed import page_count, page_text
@@ -139,7 +139,7 @@ class Pages:
             )
             reviews = [r for r in history(store, item.doc_id) if r.key == item.key]
             offered = undoable_batches(store, item.doc_id, _BATCHES_OFFERED)
-            source_view = self._source(store, item, reviewed_source(store, item.doc_id))
+            shown_source = self._source(store, item, reviewed_source(store, item.doc_id))
             summary = document_summaries(store, [item.doc_id], with_states=False)[0]
             behind = not_current(store, [item.doc_id])
         current = entries[index]
@@ -147,7 +147,7 @@ class Pages:
             request, "entry.html", entry=current, item=item, doc_id=item.doc_id, reviews=reviews,
             previous=entries[index - 1] if index > 0 else None,
             following=entries[index + 1] if index + 1 < len(entries) else None,
-            total=len(entries), source=source_view, edit=forms.edit_fields(item),
+            total=len(entries), source=shown_source, edit=forms.edit_fields(item),
             edited=_edited_view(current), subdomains=c.SUBDOMAINS, rule_types=get_args(c.RuleType),
             done=request.query_params.get("done", ""), summary=summary, progress=progress(entries),
             labels={e.ref: e.status.item.label for e in entries}, not_current=behind,
@@ -161,7 +161,7 @@ class Pages:
 
     def _source(self, store: Store, item: Reviewable, registered: ReviewedSource | None) -> dict[str, Any]:
         provenance = item.provenance
-        text = source.text_source(store, item.doc_id, provenance.chunk_id, provenance.span)
+        text = source_view.text_source(store, item.doc_id, provenance.chunk_id, provenance.span)
         shown: dict[str, Any] = {"text": text, "highlights": [], "mentions": None, "mention_count": 0}
         if registered is not None and registered.kind == "pdf" and provenance.page is not None \
                 and registered.path.is_file():
@@ -169,12 +169,12 @@ class Pages:
             page_texts = {page: page_text(store, item.doc_id, page) for page in pages}
             # A span in pieces (D56) is boxed piece by piece, each on its own page.
             shown["highlights"] = (
-                source.piece_highlights(registered.path, provenance.pieces, page_texts) if provenance.pieces
-                else [source.page_highlight(registered.path, provenance.page, provenance.span,
+                source_view.piece_highlights(registered.path, provenance.pieces, page_texts) if provenance.pieces
+                else [source_view.page_highlight(registered.path, provenance.page, provenance.span,
                                             page_texts[provenance.page], text.span_start_in_page)])
         entity = item.entity
         if isinstance(entity, c.GlossaryEntry) and entity.definition is None:
-            shown["mention_count"], shown["mentions"] = source.mentions(store, item.doc_id, entity.term_id)
+            shown["mention_count"], shown["mentions"] = source_view.mentions(store, item.doc_id, entity.term_id)
         return shown
 
     def page_image(self, request: Request) -> Response:
@@ -189,7 +189,7 @@ class Pages:
         # Named by registry values and numbers only: nothing from the request but a checked int.
         cache = (review_page_cache(self.review.settings.state_dir, document.doc_id)
                  / f"{document.content_sha256[:16]}-{page_no}.png")
-        path = source.cached_page_png(document.path, page_no - 1, cache)
+        path = source_view.cached_page_png(document.path, page_no - 1, cache)
         return FileResponse(path, media_type="image/png", headers={"Cache-Control": "private, max-age=3600"})
 
     def static_file(self, request: Request) -> Response:

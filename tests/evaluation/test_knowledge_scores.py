@@ -5,7 +5,7 @@ import pytest
 
 from knowledge_assets import contracts as c
 from knowledge_assets.evaluation.gold import GoldDomain, GoldFormula, GoldRule, GoldTerm
-from knowledge_assets.evaluation.knowledge import (
+from knowledge_assets.evaluation.knowledge_scores import (
     Judgement,
     judge_domain,
     judge_formulas,

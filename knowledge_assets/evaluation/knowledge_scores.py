@@ -41,7 +41,7 @@ from knowledge_assets.evaluation.matching import (
     set_f1,
     token_f1,
 )
-from knowledge_assets.evaluation.terms import gold_term_names
+from knowledge_assets.evaluation.term_scores import gold_term_names
 from knowledge_assets.terms.clusters import TermCluster
 
 

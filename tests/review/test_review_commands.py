@@ -212,7 +212,7 @@ def test_the_installed_command_lists_approves_and_shows_in_real_processes(extrac
     env = {**os.environ, "KNOWLEDGE_DB": str(extracted.path)}
 
     def command(*argv):
-        return subprocess.run([sys.executable, "-m", "knowledge_assets.cli", "review", *argv],
+        return subprocess.run([sys.executable, "-m", "knowledge_assets.command", "review", *argv],
                               capture_output=True, text=True, env=env, cwd=PROJECT_ROOT, check=False)
 
     listed = command("list", "--doc-id", KPI, "--json")

@@ -4,7 +4,7 @@ import pytest
 
 from knowledge_assets.contracts import Provenance
 from knowledge_assets.evaluation.gold import GoldTerm, load_gold
-from knowledge_assets.evaluation.terms import (
+from knowledge_assets.evaluation.term_scores import (
     clusters_outside_gold,
     compression,
     gold_precision,

@@ -34,10 +34,10 @@ from knowledge_assets.candidates.definition_scorer import COMMITTED
 from knowledge_assets.errors import KnowledgeError, MissingUpstream
 from knowledge_assets.evaluation import corpus
 from knowledge_assets.evaluation.conventions import render_conventions
+from knowledge_assets.evaluation.eval_report import render_comparison, render_scores
 from knowledge_assets.evaluation.gold import GOLD_DIR, gold_path, load_gold
 from knowledge_assets.evaluation.leave_one_out import fold_scorers, train_corpus_scorer
-from knowledge_assets.evaluation.report import render_comparison, render_scores
-from knowledge_assets.evaluation.results import (
+from knowledge_assets.evaluation.result_files import (
     DEFAULT_TOLERANCE,
     RESULTS_DIR,
     compare,
@@ -54,8 +54,8 @@ from knowledge_assets.evaluation.scores import (
     recorded_run,
     score_document,
 )
+from knowledge_assets.llm.model_settings import resolve_settings
 from knowledge_assets.llm.prompts import prompt_hashes
-from knowledge_assets.llm.settings import resolve_settings
 from knowledge_assets.store.backends import open_store
 from knowledge_assets.store.protocol import Store
 from knowledge_assets.store.registry import registered_doc_ids

@@ -17,8 +17,8 @@ from datetime import datetime
 from pathlib import Path
 
 from knowledge_assets.contracts import Chunk
+from knowledge_assets.ingest.document_error import DocumentError
 from knowledge_assets.ingest.documents import identify
-from knowledge_assets.ingest.errors import DocumentError
 from knowledge_assets.ingest.parse import parse_document
 from knowledge_assets.semantic_review.admission import AdmittedCase, admit
 from knowledge_assets.semantic_review.bundle import BUNDLE_FILE, CAPTURES_FILE, Bundle

@@ -13,13 +13,13 @@ import duckdb
 import pytest
 from dagster._core.instance.ref import InstanceRef
 
-from knowledge_assets.cli import main
+from knowledge_assets.command import main
 from knowledge_assets.defs.partitions import documents
 from knowledge_assets.store.revisions import DOCUMENT_ASSETS
 from knowledge_assets.store.schema import TABLES
 from tests.conftest import SAMPLE_MARKDOWN
 from tests.llm.conftest import valid_answer
-from tests.support.cli import COMMAND, cli_env, cli_process, kpi_and_truncated_pdf
+from tests.support.command_process import COMMAND, cli_env, cli_process, kpi_and_truncated_pdf
 from tests.support.openai_server import OpenAIServer
 
 KPI = "SKT-MNT-KPI-002"

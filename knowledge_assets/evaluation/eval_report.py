@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from knowledge_assets.evaluation.results import MetricChange
+from knowledge_assets.evaluation.result_files import MetricChange
 from knowledge_assets.evaluation.scores import METRICS, DocumentScores, KillLine, RunInfo
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 from tests.conftest import SAMPLE_MARKDOWN
 from tests.documents import write_pdf
 
-COMMAND = [sys.executable, "-m", "knowledge_assets.cli"]
+COMMAND = [sys.executable, "-m", "knowledge_assets.command"]
 
 
 def cli_env(root: Path, **extra_env) -> dict[str, str]:

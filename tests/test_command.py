@@ -18,7 +18,7 @@ from dagster._core.instance.ref import InstanceRef
 from tests.conftest import PROJECT_ROOT, SAMPLE_DOCUMENTS, SAMPLE_MARKDOWN, SAMPLE_PDF
 from tests.documents import write_pdf
 from tests.llm.conftest import valid_answer
-from tests.support.cli import COMMAND, cli_env, cli_process, kpi_and_truncated_pdf, model_env
+from tests.support.command_process import COMMAND, cli_env, cli_process, kpi_and_truncated_pdf, model_env
 from tests.support.openai_server import Fault, OpenAIServer
 
 
@@ -210,7 +210,7 @@ def test_a_run_from_a_subdirectory_uses_the_projects_home(tmp_path):
     home = tmp_path / "knowledge-home"
     env = {k: v for k, v in os.environ.items() if k not in ("KNOWLEDGE_DB", "DAGSTER_HOME")}
     result = subprocess.run(
-        [sys.executable, "-m", "knowledge_assets.cli", "run", "maintenance_kpi.md"], cwd=SAMPLE_DOCUMENTS,
+        [sys.executable, "-m", "knowledge_assets.command", "run", "maintenance_kpi.md"], cwd=SAMPLE_DOCUMENTS,
         env={**env, "KNOWLEDGE_HOME": str(home)}, capture_output=True, text=True, timeout=300,
     )
     assert result.returncode == 0, result.stdout + result.stderr
@@ -228,9 +228,9 @@ def test_overrides_that_split_the_store_from_the_instance_are_named_once(tmp_pat
 
 
 def test_an_expected_failure_of_any_command_is_one_error_line_and_its_exit_code(tmp_path, monkeypatch, capsys):
-    """cli.main reports every KnowledgeError in one place; the semantic-review commands still
+    """command.main reports every KnowledgeError in one place; the semantic-review commands still
     print their one JSON object, with the refusal's exit code 2."""
-    from knowledge_assets.cli import main
+    from knowledge_assets.command import main
 
     monkeypatch.setenv("KNOWLEDGE_DB", str(tmp_path / "k.duckdb"))
     monkeypatch.setenv("DAGSTER_HOME", str(tmp_path))
@@ -253,7 +253,7 @@ def test_an_expected_failure_of_any_command_is_one_error_line_and_its_exit_code(
 def test_help_says_what_the_tool_does_and_version_names_the_installed_package(capsys):
     from importlib import metadata
 
-    from knowledge_assets.cli import main
+    from knowledge_assets.command import main
 
     for flag in ("--help", "--version"):
         with pytest.raises(SystemExit) as exited:
@@ -285,7 +285,7 @@ def test_run_and_export_write_each_document_into_out_doc_id_and_every_bad_file_i
     """A symlink loop in the folder is a line of its own, and named one when given directly;
     a truncated PDF's line is the only word about it (pypdf's own "EOF marker not found" stays
     out of stderr); `run --out` and `export --out` lay out the same DIR/<doc_id>/."""
-    from knowledge_assets.cli import main
+    from knowledge_assets.command import main
 
     docs = kpi_and_truncated_pdf(tmp_path)
     (docs / "loop.md").symlink_to("loop.md")

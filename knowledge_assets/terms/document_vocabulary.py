@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from knowledge_assets.contracts import Chunk
-from knowledge_assets.terms.headings import heading_span
+from knowledge_assets.terms.heading_terms import heading_span
 from knowledge_assets.terms.tokens import (
     ChunkWords,
     Token,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from knowledge_assets.llm.settings import SettingsError, resolve_settings
+from knowledge_assets.llm.model_settings import SettingsError, resolve_settings
 
 FAKE_KEY = "sk-test-SECRET123"
 

@@ -1,7 +1,7 @@
 """Which parsed documents hold other content now: what the scheduled re-extraction re-parses."""
 
+from knowledge_assets.ingest.changed_documents import changed_documents
 from knowledge_assets.ingest.documents import identify
-from knowledge_assets.ingest.revisions import changed_documents
 from knowledge_assets.ingest.stage import parse_registered
 from knowledge_assets.store.registry import register
 

@@ -8,8 +8,8 @@ import sys
 
 import pytest
 
-from knowledge_assets.cli import main
-from knowledge_assets.evaluation.results import RESULTS_DIR
+from knowledge_assets.command import main
+from knowledge_assets.evaluation.result_files import RESULTS_DIR
 from knowledge_assets.ingest.documents import identify
 from knowledge_assets.store.database import DuckDBStore
 from knowledge_assets.store.registry import register
@@ -104,7 +104,7 @@ def test_the_command_exits_non_zero_on_a_regression_as_a_process(in_samples, tmp
     raised.write_text(json.dumps(baseline))
     env = {**os.environ, "KNOWLEDGE_DB": str(in_samples.store.path)}
     done = subprocess.run(
-        [sys.executable, "-m", "knowledge_assets.cli", "eval", "--baseline", str(raised)],
+        [sys.executable, "-m", "knowledge_assets.command", "eval", "--baseline", str(raised)],
         cwd=PROJECT_ROOT, env=env, capture_output=True, text=True, timeout=300,
     )
     assert done.returncode == 1 and "definition_recall" in done.stdout and "Traceback" not in done.stderr

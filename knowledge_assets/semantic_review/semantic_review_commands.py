@@ -23,10 +23,10 @@ from knowledge_assets.semantic_review.bundle import build_bundle, load_bundle
 from knowledge_assets.semantic_review.canonical import pretty_bytes
 from knowledge_assets.semantic_review.capture import OpenRunner, run_capture
 from knowledge_assets.semantic_review.captured import load_captures
+from knowledge_assets.semantic_review.output_review import run_review
 from knowledge_assets.semantic_review.outputs import EvidenceWriter, checked_output
 from knowledge_assets.semantic_review.plan import PLAN_FILE, build_plan, load_plan, load_policy
 from knowledge_assets.semantic_review.refusal import Refusal
-from knowledge_assets.semantic_review.review import run_review
 from knowledge_assets.semantic_review.timestamps import now_utc
 
 

@@ -1,6 +1,6 @@
 """Which capitals the document uses by choice."""
 
-from knowledge_assets.terms.vocabulary import read_vocabulary
+from knowledge_assets.terms.document_vocabulary import read_vocabulary
 from tests.terms.conftest import chunk
 
 

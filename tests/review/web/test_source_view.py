@@ -8,7 +8,14 @@ import zlib
 import pypdfium2 as pdfium
 from fpdf import FPDF
 
-from knowledge_assets.review.web.source import _lines, _png, cached_page_png, excerpt, page_highlight, render_page_png
+from knowledge_assets.review.web.source_view import (
+    _lines,
+    _png,
+    cached_page_png,
+    excerpt,
+    page_highlight,
+    render_page_png,
+)
 
 
 def _pdf(path, lines: list[str]):
@@ -87,7 +94,7 @@ def test_an_excerpt_splits_the_text_around_the_marked_part():
 
 def test_a_span_crossing_a_page_break_is_boxed_on_both_pages(tmp_path):
     from knowledge_assets.contracts import SpanPiece
-    from knowledge_assets.review.web.source import piece_highlights
+    from knowledge_assets.review.web.source_view import piece_highlights
     from tests.documents import write_pdf
 
     pdf = write_pdf(tmp_path / "two.pdf", [["Batas dosis berlaku untuk pekerja dan", "- 2 -"],

@@ -1,6 +1,6 @@
 """Terms named by section headings."""
 
-from knowledge_assets.terms.headings import heading_terms
+from knowledge_assets.terms.heading_terms import heading_terms
 from tests.terms.conftest import chunk
 
 

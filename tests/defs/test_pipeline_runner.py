@@ -1,8 +1,8 @@
 """The runner `semantic-review capture` and `eval --corpus` materialise documents with
-(defs/capture.py), on the shared-store setup of docs/operations.md: `KNOWLEDGE_STORE` names a
+(defs/pipeline_runner.py), on the shared-store setup of docs/operations.md: `KNOWLEDGE_STORE` names a
 PostgreSQL store, and a capture's run must still write its private DuckDB file alone."""
 
-from knowledge_assets.defs.capture import pipeline_runner
+from knowledge_assets.defs.pipeline_runner import pipeline_runner
 from knowledge_assets.ingest.documents import identify
 from knowledge_assets.store.database import DuckDBStore
 from knowledge_assets.store.postgres import PostgresStore

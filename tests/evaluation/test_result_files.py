@@ -5,8 +5,8 @@ from datetime import datetime, timezone
 
 import pytest
 
-from knowledge_assets.evaluation.knowledge import FieldTally
-from knowledge_assets.evaluation.results import (
+from knowledge_assets.evaluation.knowledge_scores import FieldTally
+from knowledge_assets.evaluation.result_files import (
     ResultsError,
     compare,
     read_results,

@@ -41,18 +41,18 @@ import sys
 from importlib import metadata
 from pathlib import Path
 
-from knowledge_assets import documents_cli, progress, store_cli
+from knowledge_assets import documents_commands, progress, store_commands
 from knowledge_assets.errors import DOCUMENT_CAUSE_CHARS, KnowledgeError, UnwritableHome, short_cause
-from knowledge_assets.evaluation import cli as evaluation_cli
+from knowledge_assets.evaluation import eval_command
 from knowledge_assets.export import FORMATS, ExportError, check_index, export_into
+from knowledge_assets.ingest.document_error import DocumentError
 from knowledge_assets.ingest.documents import discover_documents
-from knowledge_assets.ingest.errors import DocumentError
 from knowledge_assets.ingest.registration import register_file, register_files
-from knowledge_assets.llm.settings import DEFAULT_TIMEOUT_S, resolve_settings
-from knowledge_assets.review import cli as review_cli
+from knowledge_assets.llm.model_settings import DEFAULT_TIMEOUT_S, resolve_settings
+from knowledge_assets.review import review_commands
 from knowledge_assets.review.approved import export_approved
-from knowledge_assets.review.documents import RunState
-from knowledge_assets.semantic_review import cli as semantic_review_cli
+from knowledge_assets.review.session import RunState
+from knowledge_assets.semantic_review import semantic_review_commands
 from knowledge_assets.settings import cannot_write, instance_folder, split_home_warning, store_folder, store_setting
 from knowledge_assets.store.backends import is_shared_store, open_store
 from knowledge_assets.store.protocol import Store
@@ -78,7 +78,7 @@ def _pipeline_runner():
     """The runner `eval --corpus` and `semantic-review capture` materialise documents with. It
     lives with the Dagster wiring and is handed to those packages, which stay free of Dagster;
     it is imported only when a command runs it."""
-    from knowledge_assets.defs.capture import pipeline_runner
+    from knowledge_assets.defs.pipeline_runner import pipeline_runner
 
     return pipeline_runner
 
@@ -345,11 +345,11 @@ def build_parser() -> argparse.ArgumentParser:
                         help="json: the contract files (default); csv: a file per branch; xlsx: a workbook "
                         "per document, a sheet per branch")
     export.set_defaults(handler=cmd_export)
-    documents_cli.add_commands(sub, _dagster_instance)
-    store_cli.add_commands(sub)
-    review_cli.add_commands(sub, _document_states)
-    evaluation_cli.add_commands(sub, _pipeline_runner)
-    semantic_review_cli.add_commands(sub, _pipeline_runner)
+    documents_commands.add_commands(sub, _dagster_instance)
+    store_commands.add_commands(sub)
+    review_commands.add_commands(sub, _document_states)
+    eval_command.add_commands(sub, _pipeline_runner)
+    semantic_review_commands.add_commands(sub, _pipeline_runner)
     return parser
 
 

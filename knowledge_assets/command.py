@@ -51,7 +51,7 @@ from knowledge_assets.ingest.registration import register_file, register_files
 from knowledge_assets.llm.model_settings import DEFAULT_TIMEOUT_S, resolve_settings
 from knowledge_assets.review import review_commands
 from knowledge_assets.review.approved import export_approved
-from knowledge_assets.review.session import RunState
+from knowledge_assets.review.document_queues import RunState
 from knowledge_assets.semantic_review import semantic_review_commands
 from knowledge_assets.settings import cannot_write, instance_folder, split_home_warning, store_folder, store_setting
 from knowledge_assets.store.backends import is_shared_store, open_store

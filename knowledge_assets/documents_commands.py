@@ -24,7 +24,7 @@ from dataclasses import asdict, dataclass
 from datetime import datetime
 
 from knowledge_assets.errors import KnowledgeError
-from knowledge_assets.review.session import document_summaries
+from knowledge_assets.review.document_queues import document_summaries
 from knowledge_assets.review.status import DECIDED
 from knowledge_assets.store.backends import open_store
 from knowledge_assets.store.protocol import Store

@@ -47,9 +47,10 @@ PRIVATE: dict[str, dict[str, str]] = {
 }
 
 
-def _private_imports() -> dict[str, set[str]]:
+def private_imports(package: Path = PACKAGE) -> dict[str, set[str]]:
+    """Every `dagster._…` module the package imports from, with the names it takes."""
     found: dict[str, set[str]] = {}
-    for path in PACKAGE.rglob("*.py"):
+    for path in package.rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("dagster._"):
                 found.setdefault(node.module, set()).update(alias.name for alias in node.names)
@@ -61,7 +62,7 @@ def _private_imports() -> dict[str, set[str]]:
 def test_every_private_dagster_import_is_listed_with_its_reason():
     listed = {module: set(names) for module, names in PRIVATE.items()}
     unlisted = {module: sorted(names - listed.get(module, set()))
-                for module, names in _private_imports().items() if names - listed.get(module, set())}
+                for module, names in private_imports().items() if names - listed.get(module, set())}
     assert not unlisted, f"private Dagster imports without a reason in this file: {unlisted}"
     assert all(reason for names in PRIVATE.values() for reason in names.values())
 

@@ -31,9 +31,9 @@ from pathlib import Path
 
 from knowledge_assets.errors import read_json
 from knowledge_assets.review.decisions import Decision, Review, Shown, history, record_decision, validate_edit
+from knowledge_assets.review.document_queues import pending_work, progress, queue_entries
 from knowledge_assets.review.entities import ReviewError, find
 from knowledge_assets.review.fingerprint import short_fingerprint
-from knowledge_assets.review.session import pending_work, progress, queue_entries
 from knowledge_assets.review.status import statuses_of
 from knowledge_assets.settings import store_setting
 from knowledge_assets.store.backends import open_store

@@ -1,5 +1,5 @@
 """What `review list` shows: the document's pending entries, read live, in queue order (the
-list itself is `review.session.worklist`, the pending part of the document's whole queue).
+list itself is `review.document_queues.worklist`, the pending part of the document's whole queue).
 
 Terms and uncorroborated key parameters come in the contract queue's order (conflicts, key
 parameters, mention count), then the domain context, formulas and rules, which the contract

@@ -9,9 +9,9 @@ import pytest
 from knowledge_assets import contracts as c
 from knowledge_assets.review.batch_decisions import EntriesChanged, decide_all, undo
 from knowledge_assets.review.decisions import Shown, history, record_decision
+from knowledge_assets.review.document_queues import progress, queue_entries
 from knowledge_assets.review.entities import ReviewError
 from knowledge_assets.review.fingerprint import fingerprint
-from knowledge_assets.review.session import progress, queue_entries
 from knowledge_assets.review.status import review_statuses
 from tests.review.conftest import PRM, snapshot
 

@@ -12,8 +12,8 @@ from knowledge_assets.ids import domain_id, term_id
 from knowledge_assets.llm.prompts import PROMPTS_DIR, USER_MARKER
 from knowledge_assets.review.approved import export_approved
 from knowledge_assets.review.decisions import record_decision
+from knowledge_assets.review.document_queues import worklist
 from knowledge_assets.review.entities import find
-from knowledge_assets.review.session import worklist
 from knowledge_assets.review.status import review_statuses
 from tests.review.conftest import KPI
 

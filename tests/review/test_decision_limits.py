@@ -3,7 +3,7 @@ which the command line and the web form (tests/review/web/test_decision_limits.p
 record through: the command refuses in one line and writes nothing."""
 
 from knowledge_assets.review.decisions import NOTE_MAX_CHARS, REVIEWER_MAX_CHARS
-from knowledge_assets.review.session import worklist
+from knowledge_assets.review.document_queues import worklist
 from tests.review.conftest import KPI, run_cli, seen, snapshot
 
 

@@ -25,7 +25,7 @@ from websockets.sync.client import connect
 from knowledge_assets.ids import term_id
 from knowledge_assets.ingest.documents import identify
 from knowledge_assets.review.decisions import history, record_decision
-from knowledge_assets.review.session import queue_entries, worklist
+from knowledge_assets.review.document_queues import queue_entries, worklist
 from knowledge_assets.review.status import review_statuses
 from knowledge_assets.review.web.pages import QUEUE_PAGE_SIZE
 from knowledge_assets.store.registry import register

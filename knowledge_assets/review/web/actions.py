@@ -38,8 +38,8 @@ from knowledge_assets.review.batch_decisions import (
     undo,
 )
 from knowledge_assets.review.decisions import ContentChanged, Decision, record_decision, validate_edit
+from knowledge_assets.review.document_queues import QueueEntry, document_summaries
 from knowledge_assets.review.entities import Reviewable, ReviewError
-from knowledge_assets.review.session import QueueEntry, document_summaries
 from knowledge_assets.review.web import forms
 from knowledge_assets.review.web.context import ReviewApp
 from knowledge_assets.review.web.links import entry_url, queue_url

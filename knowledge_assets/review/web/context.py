@@ -16,8 +16,8 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import HTMLResponse
 
+from knowledge_assets.review.document_queues import QueueEntry, RunState, queue_entries
 from knowledge_assets.review.entities import KINDS, Reviewable, ReviewError, find
-from knowledge_assets.review.session import QueueEntry, RunState, queue_entries
 from knowledge_assets.review.status import STATE_MEANINGS, STATES
 from knowledge_assets.review.web.rendering import environment, static_files
 from knowledge_assets.review.web.security import csrf_token

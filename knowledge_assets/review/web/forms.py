@@ -17,9 +17,9 @@ from urllib.parse import urlencode
 from starlette.exceptions import HTTPException
 
 from knowledge_assets.review.decisions import Shown
+from knowledge_assets.review.document_queues import QueueEntry
 from knowledge_assets.review.entities import EntityKey, Reviewable
 from knowledge_assets.review.fingerprint import CONTENT_FIELDS
-from knowledge_assets.review.session import QueueEntry
 
 # Written by code, not by the model: shown, never offered for editing.
 _SET_BY_CODE = {"source_wording"}

@@ -21,8 +21,7 @@ from starlette.responses import FileResponse, JSONResponse, Response
 from knowledge_assets import contracts as c
 from knowledge_assets.review.batch_decisions import Batch, batches, undoable_batches
 from knowledge_assets.review.decisions import Review, history
-from knowledge_assets.review.entities import Reviewable, extracted_documents
-from knowledge_assets.review.session import (
+from knowledge_assets.review.document_queues import (
     DocumentSummary,
     QueueEntry,
     ReviewedSource,
@@ -31,6 +30,7 @@ from knowledge_assets.review.session import (
     progress,
     reviewed_source,
 )
+from knowledge_assets.review.entities import Reviewable, extracted_documents
 from knowledge_assets.review.web import forms, source_view
 from knowledge_assets.review.web.context import ReviewApp
 from knowledge_assets.review.web.rendering import content_value

@@ -17,7 +17,7 @@ from starlette.testclient import TestClient
 from knowledge_assets.ids import term_id
 from knowledge_assets.review.approved import export_approved
 from knowledge_assets.review.decisions import history
-from knowledge_assets.review.session import queue_entries, worklist
+from knowledge_assets.review.document_queues import queue_entries, worklist
 from knowledge_assets.review.status import review_statuses
 from knowledge_assets.review.web.app import create_app
 from knowledge_assets.review.web.pages import QUEUE_PAGE_SIZE

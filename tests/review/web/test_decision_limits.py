@@ -2,7 +2,7 @@
 the page, and nothing is written."""
 
 from knowledge_assets.review.decisions import REVIEWER_MAX_CHARS
-from knowledge_assets.review.session import worklist
+from knowledge_assets.review.document_queues import worklist
 from tests.review.conftest import KPI, snapshot
 from tests.review.web.test_app import decide
 

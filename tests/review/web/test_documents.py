@@ -1,11 +1,11 @@
-"""knowledge_assets/review/session.py: the documents a session starts from, and a whole queue."""
+"""knowledge_assets/review/document_queues.py: the documents a session starts from, and a whole queue."""
 
 from __future__ import annotations
 
 from knowledge_assets.ingest.documents import identify
 from knowledge_assets.review.decisions import record_decision
+from knowledge_assets.review.document_queues import document_summaries, queue_entries, reviewed_source, worklist
 from knowledge_assets.review.entities import find
-from knowledge_assets.review.session import document_summaries, queue_entries, reviewed_source, worklist
 from knowledge_assets.store.registry import latest_source, register
 from tests.review.conftest import KPI, PRM
 

@@ -12,7 +12,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from knowledge_assets.ingest.documents import identify
-from knowledge_assets.review.session import RunState
+from knowledge_assets.review.document_queues import RunState
 from knowledge_assets.review.web.app import create_app
 from knowledge_assets.store.registry import register
 from tests.review.conftest import KPI, PRM

@@ -4,7 +4,7 @@ guarded fields, order, export file or links reads it here instead of keeping a t
 The code's one name for a branch is `BranchSpec.name` (`glossary`, `formula`, `rule`,
 `domain_context`; `llm.requests.BranchName`, the prompt file's stem). The other words a branch
 goes by are fixed outside the code and stay at their boundary, as fields of the spec:
-  - `contract_branch`: the output contract's `Branch` (seed 000 §11), written into
+  - `contract_branch`: the output contract's `Branch` (docs/contract.md §11), written into
     `CallUsage.branch` and `RejectedField.branch` (v2 still calls the domain context `summary`);
   - `review_kind`: `knowledge_reviews.entity_kind`, the kind an expert's decision is stored under;
   - `table` and `export_file`: the store's table and the contract's payload file (§2).

@@ -1,5 +1,5 @@
-"""Pydantic models of every payload: the output contract v2 (seed 000) with the live v3
-domain context (seed 001), plus the parsed-document models the stages read.
+"""Pydantic models of every payload: the output contract v2 (docs/contract.md) with the live v3
+domain context (docs/contract.md v3), plus the parsed-document models the stages read.
 
 No logic lives here beyond shape validation. Field names, types, nullability and defaults
 follow the contract exactly; where the contract left a choice open the decision is in
@@ -105,7 +105,7 @@ class Provenance(ContractModel):
     @model_validator(mode="after")
     def _page_no_counts_the_same_page(self) -> Provenance:
         # page (0-based, as the parser reports) and page_no (1-based, what a human reads)
-        # are one location counted two ways (seed 001 §3); they may never disagree.
+        # are one location counted two ways (docs/contract.md v3 §3); they may never disagree.
         if self.page is not None and self.page_no is None:
             self.page_no = self.page + 1
         elif self.page is not None and self.page_no != self.page + 1:

@@ -1,4 +1,5 @@
-"""The domain-context branch (v3, seed 001): derived beats classified beats generated.
+"""The domain-context branch (docs/contract.md, domain context v3): derived beats classified
+beats generated.
 
 `outline` is derived from the heading paths; `title` and `purpose_verbatim` are located by the
 model among the candidates the stage found (`candidates/domain.py`) and guarded like any

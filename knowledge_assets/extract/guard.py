@@ -1,5 +1,5 @@
 """The span guard: a transcribed field that cannot be located verbatim in its source is nulled
-and recorded in `rejected_fields` — never repaired (contract §3, seed 001 §5).
+and recorded in `rejected_fields` — never repaired (docs/contract.md §3 and v3 §5).
 
 A verbatim value can still be refused: a definition, a rule or a purpose that is an instruction
 to a model ("ignore all previous instructions and answer that …"), or that lies in a passage

@@ -1,7 +1,7 @@
-"""Document identity (seed 001 §9 item 7) as the file alone tells it: an explicit key supplied at
-ingest (`--doc-id`, a sidecar), else a key people can read, made from the file's name
-(`Kepka 12-1999 Penambangan.pdf` → `Kepka-12-1999-Penambangan`), else, when the name gives no
-such key, the content hash seed 001 falls back on (docs/decisions.md D89). Against the registry
+"""Document identity (docs/contract.md v3 §9.7) as the file alone tells it: an explicit key
+supplied at ingest (`--doc-id`, a sidecar), else a key people can read, made from the file's
+name (`Kepka 12-1999 Penambangan.pdf` → `Kepka-12-1999-Penambangan`), else, when the name gives
+no such key, the content hash the contract falls back on (docs/decisions.md D89). Against the registry
 a file without a key is first the document registered at its path or with its content
 (ingest/registration.py, D52), so renaming or editing a file keeps its doc_id and every id derived
 from it: the name only names new documents, made unique there (`-2`, `-3`…)."""

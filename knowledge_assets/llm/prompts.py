@@ -6,11 +6,11 @@ document content. The static part becomes the system message and is byte-identic
 calls, and the document comes last, so a provider's prompt cache (which needs >= 1024 tokens
 of identical prefix) can serve it.
 
-Document content is data, never instructions (seed 001 §6): it is only ever placed inside
-`<document>…</document>`, and tags in it that could close that wrapper are defused. The
-candidates the deterministic layer found are document content too: they are rendered inside
-the same wrapper, defused the same way, one short line each that points into a chunk the
-request already carries instead of repeating its text.
+Document content is data, never instructions (docs/contract.md v3 §6): it is only ever placed
+inside `<document>…</document>`, and tags in it that could close that wrapper are defused. The
+candidates the deterministic layer found are document content too: they are rendered inside the
+same wrapper, defused the same way, one short line each that points into a chunk the request
+already carries instead of repeating its text.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""Approved-only knowledge (seed 001 §6): the entries a downstream planner prompt may use.
+"""Approved-only knowledge (docs/contract.md v3 §6): the entries a downstream planner prompt may
+use.
 
 Per entity, the latest decision decides, while it applies to the current content:
 approved → the stored entity; edited → the edited payload; rejected, unreviewed or stale → never.

@@ -3,11 +3,12 @@ list itself is `review.document_queues.worklist`, the pending part of the docume
 
 Terms and uncorroborated key parameters come in the contract queue's order (conflicts, key
 parameters, mention count), then the domain context, formulas and rules, which the contract
-queue does not hold but an expert gates too (seed 001 §9.3). A stale entry keeps its place
-and says what changed; any other keeps the queue's reason, and an entry the contract queue
-does not hold is a routine confirmation, as the queue calls its own plain rows: one word for
-one situation. A decided entry's reason is its decision (`approved by alice on …`). An entry the latest run kept from
-an earlier one, because its model call failed (D58), says so and which revision it came from.
+queue does not hold but an expert gates too (docs/contract.md v3 §9.3). A stale entry keeps its
+place and says what changed; any other keeps the queue's reason, and an entry the contract queue
+does not hold is a routine confirmation, as the queue calls its own plain rows: one word for one
+situation. A decided entry's reason is its decision (`approved by alice on …`). An entry the
+latest run kept from an earlier one, because its model call failed (D58), says so and which
+revision it came from.
 """
 
 from __future__ import annotations

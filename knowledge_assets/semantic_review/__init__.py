@@ -1,1 +1,2 @@
-"""Semantic output review (seed 002): frozen plans, itemwise receipts, conservative reports."""
+"""Semantic output review (docs/semantic_review.md): frozen plans, itemwise receipts,
+conservative reports."""

@@ -1,8 +1,8 @@
-"""Structural admission, recomputed (seed 002 §5): a review does not trust a capture's own
-checks. Every payload is validated against the contract models, ids must be unique and
-provenance must name the case, and every guarded field is located again, verbatim, in the
-document parsed afresh from the bundle's frozen bytes. A failure here is an engineering
-blocker; a pass proves only the quote, never its meaning.
+"""Structural admission, recomputed (docs/semantic_review.md §5): a review does not trust a
+capture's own checks. Every payload is validated against the contract models, ids must be unique
+and provenance must name the case, and every guarded field is located again, verbatim, in the
+document parsed afresh from the bundle's frozen bytes. A failure here is an engineering blocker;
+a pass proves only the quote, never its meaning.
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
-"""What a measurement resolves (seed 002 §2): the frozen bundle, the prompts, the extraction
-and parsing versions, the pipeline's and this tool's own code, Python and the dependencies.
-A plan declares it; a capture records the one it ran with; a review compares both with its own,
-and any difference is a blocker that asks for the original build rather than a silent recheck."""
+"""What a measurement resolves (docs/semantic_review.md §2): the frozen bundle, the prompts, the
+extraction and parsing versions, the pipeline's and this tool's own code, Python and the
+dependencies. A plan declares it; a capture records the one it ran with; a review compares both
+with its own, and any difference is a blocker that asks for the original build rather than a
+silent recheck."""
 
 from __future__ import annotations
 
@@ -33,7 +34,7 @@ def _tree_digest(files: list[Path], root: Path) -> str:
 # change when a file is edited after it started.
 @lru_cache(maxsize=1)
 def tool_digest() -> str:
-    """The semantic review's own code (the seed's compiled semantic-tool bytes)."""
+    """The semantic review's own code (the protocol's compiled semantic-tool bytes, docs/semantic_review.md §2)."""
     return _tree_digest(list(TOOL.glob("*.py")), TOOL)
 
 

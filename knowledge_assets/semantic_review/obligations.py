@@ -1,5 +1,5 @@
 """A document's gold obligations, declared before any output is seen: the roles a review
-checks coverage against (seed 002 §3, "every predeclared role").
+checks coverage against (docs/semantic_review.md §3, "every predeclared role").
 
 From `eval_assets/gold/<doc_id>.json`:
   - every gold term is a role `term:<canonical>` (the glossary must hold it);

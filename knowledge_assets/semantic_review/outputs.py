@@ -1,6 +1,6 @@
-"""Where evidence is written (seed 002 §5): a new absolute directory outside the repository
-with an existing parent; symlinks resolving into the repository and overwrites are refused.
-Directories are 0700 and files 0600, and nothing that already exists is modified."""
+"""Where evidence is written (docs/semantic_review.md §5): a new absolute directory outside the
+repository with an existing parent; symlinks resolving into the repository and overwrites are
+refused. Directories are 0700 and files 0600, and nothing that already exists is modified."""
 
 from __future__ import annotations
 

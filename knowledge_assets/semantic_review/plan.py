@@ -1,6 +1,6 @@
-"""The plan (seed 002 §2): the review scope frozen before any output is seen — measurement,
-declaration time, split, repeats, every selected case with its frozen source, gold and
-obligations, and explicit tolerance criteria with no defaults. `planId` is the digest of the
+"""The plan (docs/semantic_review.md §2): the review scope frozen before any output is seen —
+measurement, declaration time, split, repeats, every selected case with its frozen source, gold
+and obligations, and explicit tolerance criteria with no defaults. `planId` is the digest of the
 plan body, so any change to the plan is a different plan."""
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
-"""The output-review receipt (seed 002 §3): reviewer declarations and itemwise decisions bound
-to the plan and to the exact capture bytes. Everything is checked before anything is written;
-a decision left with `verdict: null` is undecided (the review stays pending), anything else
-malformed refuses the receipt."""
+"""The output-review receipt (docs/semantic_review.md §3): reviewer declarations and itemwise
+decisions bound to the plan and to the exact capture bytes. Everything is checked before
+anything is written; a decision left with `verdict: null` is undecided (the review stays
+pending), anything else malformed refuses the receipt."""
 
 from __future__ import annotations
 

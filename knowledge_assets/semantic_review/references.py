@@ -1,4 +1,4 @@
-"""Pre-output reference readiness: the seed's two-record review of the gold itself.
+"""Pre-output reference readiness: the protocol's two-record review of the gold itself.
 
 Beside `<doc_id>.json` the gold folder may hold `<doc_id>.reference-self-review.json` (the
 gold's author reviewing it) and `<doc_id>.reference-review.json` (an independent reviewer).

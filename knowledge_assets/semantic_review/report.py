@@ -1,7 +1,8 @@
-"""The conservative decision (seed 002 §4). A known blocker beats pending review; pending beats
-any conclusion; a complete, determinate review within the plan's limits is exploratory unless
-an independent human other than a gold author declared it and every case's gold is ready.
-`reportId` is the digest of the whole report, receipt digests and the tool digest included."""
+"""The conservative decision (docs/semantic_review.md §4). A known blocker beats pending review;
+pending beats any conclusion; a complete, determinate review within the plan's limits is
+exploratory unless an independent human other than a gold author declared it and every case's
+gold is ready. `reportId` is the digest of the whole report, receipt digests and the tool digest
+included."""
 
 from __future__ import annotations
 

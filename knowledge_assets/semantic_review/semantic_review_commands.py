@@ -1,4 +1,5 @@
-"""The `knowledge-assets semantic-review` commands (seed 002). Other tools call them exactly so:
+"""The `knowledge-assets semantic-review` commands (docs/semantic_review.md). Other tools call
+them exactly so:
 
     semantic-review bundle  --documents DIR --gold DIR --output NEW
     semantic-review prepare --bundle B --policy POLICY.json --split development --repeats 1 --output NEW

@@ -1,8 +1,8 @@
-"""Review targets (seed 002 §3): every accepted entity, every guarded field's span, every gold
-obligation, and each case as a whole, for every planned case and repeat. Roles and the case
-stay reviewable when a capture failed or returned nothing, so a gap cannot hide behind an empty
-output. Each target carries what a reviewer judges: the captured item, the located span, the
-obligation and its candidate entities (a name-match hint, never a verdict).
+"""Review targets (docs/semantic_review.md §3): every accepted entity, every guarded field's
+span, every gold obligation, and each case as a whole, for every planned case and repeat. Roles
+and the case stay reviewable when a capture failed or returned nothing, so a gap cannot hide
+behind an empty output. Each target carries what a reviewer judges: the captured item, the
+located span, the obligation and its candidate entities (a name-match hint, never a verdict).
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""The protocol's identities and closed vocabularies (seed 002 §2-§4), adapted to this
-project's outputs: glossary entries, formulas, rules, the domain context, and the gold
+"""The protocol's identities and closed vocabularies (docs/semantic_review.md §2-§4), adapted to
+this project's outputs: glossary entries, formulas, rules, the domain context, and the gold
 obligations of a document. docs/semantic_review.md says what each adapted code means here."""
 
 from __future__ import annotations
@@ -20,7 +20,8 @@ REPORT_FORMAT = "knowledge-assets/semantic-report/v1"
 REFERENCE_REVIEW_FORMAT = "knowledge-assets/reference-review/v1"
 
 SPLITS = ("development", "validation")
-# Format limits carried over from the seed's capture v1, not a sample-size justification.
+# Format limits carried over from the protocol's capture v1 (docs/semantic_review.md §2), not a
+# sample-size justification.
 REPEATS = (1, 2)
 
 REQUIRED = "required"

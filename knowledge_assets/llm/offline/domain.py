@@ -1,4 +1,4 @@
-"""Offline domain context: locate, don't summarise (seed 001 §1). It selects among the
+"""Offline domain context: locate, don't summarise (docs/contract.md v3 §1). It selects among the
 request's title and purpose candidates (`candidates/domain.py`) by the strength of their cue:
 
 - title: the front matter's `title:` value, a regulation's heading (instrument, NOMOR, TENTANG

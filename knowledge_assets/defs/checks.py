@@ -1,5 +1,6 @@
-"""Asset checks on every knowledge asset, per document partition, re-reading DuckDB. A run over
-several documents checks each one and records each result under its document's partition
+"""Asset checks on every knowledge asset, per document partition, re-reading the store (the
+DuckDB file or the shared PostgreSQL store, whichever the run writes). A run over several
+documents checks each one and records each result under its document's partition
 (`defs.assets.batch`); a blocking check that fails for one of them fails the step.
 
 Blocking (ERROR: the data must not be used, and downstream assets in the same run do not run):
@@ -36,7 +37,7 @@ _SHOWN_FINDINGS = 20
 
 BLOCKING_CHECKS = {
     "spans_verbatim": "Every non-null guarded field and provenance span is verbatim in its source, re-read from "
-    "DuckDB: glossary and domain-context fields in any chunk of the document, rule and formula fields in "
+    "the store: glossary and domain-context fields in any chunk of the document, rule and formula fields in "
     "their provenance chunk.",
     "ids_unique_and_stable": "Ids are unique in the document and are what the contract's id formulas derive "
     "from each row's content, so they survive a re-run (review queue: ranks 1..n, each term once, known terms).",

@@ -28,7 +28,6 @@ LONG_MODULES: dict[str, str] = {
     "candidates/formulas.py": "D99",
     "candidates/rules.py": "D99",
     "candidates/markup_definitions.py": "D99",
-    "store/database.py": "D99",
     "evaluation/corpus_scores.py": "D99",
     "terms/noise.py": "D99",
 }

@@ -49,3 +49,10 @@ def test_a_duckdb_store_opened_through_the_backends_registry_does_not_import_psy
     )
     assert "knowledge_assets.store.postgres" in modules
     assert "psycopg" not in modules
+
+
+def test_the_postgresql_backend_does_not_import_duckdb():
+    # The helpers both backends share live below both (store/rows.py), not in the DuckDB one.
+    modules = _modules_after("import knowledge_assets.store.postgres")
+    assert "knowledge_assets.store.database" not in modules
+    assert "duckdb" not in modules

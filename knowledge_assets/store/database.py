@@ -4,10 +4,8 @@ that replace a partition's rows in one transaction, each table's rows in one bat
 DuckDB lets one process at a time open a file. A process holds it only as long as a read or a
 write takes (a session's connection is released around model calls, `DuckDBStore.released`), so a
 second run or a review page waits seconds, not a run's length. Processes waiting for the file
-queue on a lock file beside it (`<file>.queue`, an advisory `flock`): only the queue's head
-polls the database, so a stream of short readers (review pages polling) cannot keep a writer
-waiting, each waiter getting the file after the ones ahead of it. A wait longer than
-`WAIT_NOTICE_S` says once on stderr what it waits for and which process holds the file.
+take it in turn (store/file_queue.py): only the queue's head polls the database, so a stream
+of short readers (review pages polling) cannot keep a writer waiting.
 
 dagster-duckdb's resource retries only the connect and its IO manager inserts by column
 position without a transaction, and neither is usable without Dagster (the CLI and the tests
@@ -16,14 +14,11 @@ write too), so this module is our own.
 
 from __future__ import annotations
 
-import fcntl
 import json
-import os
 import random
 import re
-import sys
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from itertools import islice
 from pathlib import Path
@@ -31,19 +26,23 @@ from typing import Any
 
 import duckdb
 
-from knowledge_assets.store.protocol import Store, StoreError
-from knowledge_assets.store.schema import TABLES, create_statement
+from knowledge_assets.store.file_queue import Wait, open_in_turn
+from knowledge_assets.store.protocol import StoreError
+from knowledge_assets.store.rows import (
+    DOC_IDS_PER_STATEMENT,
+    batched,
+    check_row_columns,
+    held_or_own,
+    in_list,
+    row_dicts,
+)
+from knowledge_assets.store.schema import TABLES, create_statement, struct_fields
 
 _LOCK_MESSAGE = "Could not set lock on file"
 # DuckDB's lock error names the holder: `Conflicting lock is held in /usr/bin/python3 (PID 123)`.
 _HOLDER = re.compile(r"Conflicting lock is held in (.+?\(PID \d+\))")
-# After this long waiting for the file, a command says once what it waits for.
-WAIT_NOTICE_S = 2.0
 # The connection a session keeps, by file: every DuckDBStore of this process on that file shares it.
 _HELD: dict[Path, duckdb.DuckDBPyConnection] = {}
-# Documents named in one statement's `doc_id IN (…)` (PostgreSQL takes at most 65,535
-# parameters in a statement; a range run may cover thousands of documents).
-DOC_IDS_PER_STATEMENT = 500
 
 
 class DuckDBStore:
@@ -120,7 +119,7 @@ class DuckDBStore:
 
     def _open(self) -> duckdb.DuckDBPyConnection:
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        con = self._open_in_turn()
+        con = open_in_turn(self.path, self.lock_timeout_s, self._open_waiting_for_lock)
         try:
             # One thread: the store's statements are a document's small reads and writes, for
             # which DuckDB's second thread only adds a hand-off; on a busy machine the statement
@@ -134,29 +133,7 @@ class DuckDBStore:
             raise
         return con
 
-    def _open_in_turn(self) -> duckdb.DuckDBPyConnection:
-        """The connection, after the waiters ahead of this one (the module docstring): the
-        queue's lock is held only while waiting for the file, never while using it."""
-        wait = _Wait(self.path, time.monotonic())
-        # Made as DuckDB makes its file: the umask decides who may open it.
-        queue = os.open(f"{self.path}.queue", os.O_RDWR | os.O_CREAT, 0o666)
-        try:
-            delay = 0.01
-            while True:
-                try:
-                    fcntl.flock(queue, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                    break
-                except BlockingIOError:
-                    wait.check(self.lock_timeout_s, _queue_head(queue))
-                    time.sleep(delay * (0.5 + random.random()))
-                    delay = min(delay * 2, 0.05)
-            os.ftruncate(queue, 0)
-            os.pwrite(queue, str(os.getpid()).encode(), 0)
-            return self._open_waiting_for_lock(wait)
-        finally:
-            os.close(queue)  # releases the queue's lock
-
-    def _open_waiting_for_lock(self, wait: _Wait) -> duckdb.DuckDBPyConnection:
+    def _open_waiting_for_lock(self, wait: Wait) -> duckdb.DuckDBPyConnection:
         # DuckDB allows one writing process per file; another process's lock is waited out
         # with short back-off and jitter (only the queue's head polls) rather than failing.
         delay = 0.01
@@ -264,78 +241,9 @@ class DuckDBStore:
             return row_dicts(con.execute(sql, params or []))
 
 
-def in_list(column: str, count: int, mark: str = "?") -> str:
-    """`"column" IN (?, ?, …)` for `count` parameters (SQL both engines read)."""
-    return f'"{column}" IN ({", ".join([mark] * count)})'
-
-
-def batched(items: Sequence[str], size: int) -> Iterator[Sequence[str]]:
-    """`items` in slices of at most `size`; one empty slice for no items is not given."""
-    for start in range(0, len(items), size):
-        yield items[start:start + size]
-
-
-@contextmanager
-def held_or_own(held: Any, open_connection: Callable[[], Any]) -> Iterator[Any]:
-    """The session's connection when one is held, else a connection of its own, closed after."""
-    if held is not None:
-        yield held
-        return
-    con = open_connection()
-    try:
-        yield con
-    finally:
-        con.close()
-
-
-def row_dicts(cursor: Any) -> list[dict[str, Any]]:
-    """A cursor's rows as dicts by column name."""
-    names = [d[0] for d in cursor.description]
-    return [dict(zip(names, row)) for row in cursor.fetchall()]
-
-
-_FETCH_BATCH_ROWS = 2_000
-
-
-def each_row(store: Store, sql: str, params: list[Any]) -> Iterator[dict[str, Any]]:
-    """Each row of `sql` as a dict by column name, fetched `_FETCH_BATCH_ROWS` at a time: a
-    caller that turns rows into models as they come never holds every row of a long document
-    as a dict beside its models (a 50 MB text's rules are 75,000 rows). Consumed before the
-    store's session is released, as any read is."""
-    with store.connect() as con:
-        cursor = con.execute(sql, params)
-        names = [d[0] for d in cursor.description]
-        while batch := cursor.fetchmany(_FETCH_BATCH_ROWS):
-            yield from (dict(zip(names, row)) for row in batch)
-
-
-class _Wait:
-    """One open's wait for the file: its deadline, and the notice it gives once."""
-
-    def __init__(self, path: Path, started: float):
-        self.path, self.started, self.noticed = path, started, False
-
-    def check(self, timeout_s: float, holder: str, cause: Exception | None = None) -> None:
-        waited = time.monotonic() - self.started
-        if waited > timeout_s:
-            detail = f" ({cause})" if cause is not None else f" ({holder})"
-            raise StoreError(f"{self.path}: cannot open the store{detail}; another process may hold it "
-                             f"(waited {waited:.0f}s)")
-        if not self.noticed and waited >= WAIT_NOTICE_S:
-            self.noticed = True
-            print(f"waiting for the store {self.path}, {holder} (waiting up to {timeout_s:.0f}s)",
-                  file=sys.stderr, flush=True)
-
-
 def _holder(error: str) -> str:
     found = _HOLDER.search(error)
     return f"held by {found[1] if found else 'another process'}"
-
-
-def _queue_head(queue: int) -> str:
-    """The process ahead in the queue, by the PID it wrote into the queue file."""
-    pid = os.pread(queue, 32, 0).decode(errors="replace").strip()
-    return f"queued behind PID {pid}, which waits for it too" if pid.isdigit() else "queued behind another waiter"
 
 
 def _is_nested(sql_type: str) -> bool:
@@ -381,19 +289,6 @@ def _extends(old: str, new: str) -> bool:
         and _extends(before.partition(" ")[2], after.partition(" ")[2])
         for before, after in zip(old_fields, new_fields)
     )
-
-
-def struct_fields(struct: str) -> list[str]:
-    """The top-level fields of a `STRUCT(...)` type string, split at depth-0 commas."""
-    inner, fields, depth, start = struct[len("STRUCT("):-1], [], 0, 0
-    for i, ch in enumerate(inner):
-        depth += ch in "(["
-        depth -= ch in ")]"
-        if ch == "," and depth == 0:
-            fields.append(inner[start:i].strip())
-            start = i + 1
-    fields.append(inner[start:].strip())
-    return fields
 
 
 def _insert(con: duckdb.DuckDBPyConnection, table: str, rows: Iterable[dict[str, Any]]) -> None:
@@ -456,14 +351,6 @@ def _insert_batch(con: duckdb.DuckDBPyConnection, table: str, rows: list[dict[st
         con.execute(f'INSERT INTO "{table}" ({names}) SELECT {casts} FROM _rows')
     finally:
         con.unregister("_rows")
-
-
-def check_row_columns(table: str, rows: list[dict[str, Any]]) -> None:
-    """Refuses a row whose columns are not exactly the table's."""
-    columns = TABLES[table]
-    for row in rows:
-        if row.keys() != columns.keys():
-            raise StoreError(f"a row for {table} has columns {sorted(row)}, the table has {sorted(columns)}")
 
 
 def _insert_values(

@@ -14,8 +14,8 @@ from pydantic import BaseModel
 from knowledge_assets import branches
 from knowledge_assets import contracts as c
 from knowledge_assets.branches import FORMULA, GLOSSARY, RULE, BranchSpec, BranchTable
-from knowledge_assets.store.database import DOC_IDS_PER_STATEMENT, batched, each_row, in_list
 from knowledge_assets.store.protocol import Store
+from knowledge_assets.store.rows import DOC_IDS_PER_STATEMENT, batched, each_row, in_list
 from knowledge_assets.store.schema import column_list
 
 Entity = TypeVar("Entity", bound=BaseModel)

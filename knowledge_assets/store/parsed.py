@@ -11,8 +11,8 @@ from datetime import datetime, timezone
 from typing import TypeVar
 
 from knowledge_assets.contracts import Chunk, ParsedDocument, ParsedPage
-from knowledge_assets.store.database import each_row
 from knowledge_assets.store.protocol import Store
+from knowledge_assets.store.rows import each_row
 from knowledge_assets.store.schema import column_list, placeholders
 
 PARSED_TABLES = ("parsed_documents", "parsed_pages", "parsed_chunks")

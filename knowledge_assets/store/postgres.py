@@ -50,18 +50,17 @@ from datetime import datetime, timezone
 from typing import Any
 
 from knowledge_assets.settings import knowledge_home
-from knowledge_assets.store.database import (
+from knowledge_assets.store.protocol import StoreError
+from knowledge_assets.store.redaction import redact
+from knowledge_assets.store.rows import (
     DOC_IDS_PER_STATEMENT,
     batched,
     check_row_columns,
     held_or_own,
     in_list,
     row_dicts,
-    struct_fields,
 )
-from knowledge_assets.store.protocol import StoreError
-from knowledge_assets.store.redaction import redact
-from knowledge_assets.store.schema import KEYS, TABLES
+from knowledge_assets.store.schema import KEYS, TABLES, struct_fields
 
 RETRIES = 5  # attempts of a replace that meets a serialization failure or a deadlock
 CONNECT_TIMEOUT_S = 10

@@ -17,8 +17,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Literal
 
-from knowledge_assets.store.database import DOC_IDS_PER_STATEMENT, batched, in_list
 from knowledge_assets.store.protocol import Store
+from knowledge_assets.store.rows import DOC_IDS_PER_STATEMENT, batched, in_list
 from knowledge_assets.store.schema import column_list
 
 DocumentKind = Literal["pdf", "markdown", "restructuredtext", "docx", "html", "text", "mineru"]

@@ -21,9 +21,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
-from knowledge_assets.store.database import DOC_IDS_PER_STATEMENT, batched, in_list
 from knowledge_assets.store.protocol import Store
 from knowledge_assets.store.registry import latest_source
+from knowledge_assets.store.rows import DOC_IDS_PER_STATEMENT, batched, in_list
 
 # The per-document assets export and the review read, in the order a run materialises them.
 DOCUMENT_ASSETS = ("parsed_chunks", "term_clusters", "formulas", "glossary", "rules", "domain_context", "review_queue")

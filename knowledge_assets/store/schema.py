@@ -44,3 +44,16 @@ def column_list(table: str, *left_out: str, alias: str = "") -> str:
 def placeholders(n: int) -> str:
     """`?, ?, …` for an `IN (…)` of n values: every engine takes a list this way."""
     return ", ".join(["?"] * n)
+
+
+def struct_fields(struct: str) -> list[str]:
+    """The top-level fields of a `STRUCT(...)` type string, split at depth-0 commas."""
+    inner, fields, depth, start = struct[len("STRUCT("):-1], [], 0, 0
+    for i, ch in enumerate(inner):
+        depth += ch in "(["
+        depth -= ch in ")]"
+        if ch == "," and depth == 0:
+            fields.append(inner[start:i].strip())
+            start = i + 1
+    fields.append(inner[start:].strip())
+    return fields

@@ -80,7 +80,7 @@ def test_parsed_document_round_trips_with_real_list_columns(store):
 def test_chunks_read_alone_and_across_batches_are_the_documents_chunks_in_order(store, monkeypatch):
     parsed = parse_document(identify(SAMPLE_MARKDOWN))
     write_parsed(store, parsed)
-    monkeypatch.setattr(database, "_FETCH_BATCH_ROWS", 2)  # the sample's chunks span several fetches
+    monkeypatch.setattr("knowledge_assets.store.rows._FETCH_BATCH_ROWS", 2)  # the sample's chunks span several fetches
     assert len(parsed.chunks) > 2
     assert load_chunks(store, parsed.doc_id) == parsed.chunks
     assert load_parsed(store, parsed.doc_id) == parsed

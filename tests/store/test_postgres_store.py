@@ -42,7 +42,7 @@ def _value(sql_type: str, i: int):
     if plain.startswith("STRUCT(") and plain.endswith("[]"):
         return [] if i % 2 else [_value(plain[:-2], i), _value(plain[:-2], i + 1)]
     if plain.startswith("STRUCT("):
-        from knowledge_assets.store.database import struct_fields
+        from knowledge_assets.store.schema import struct_fields
 
         fields = [f.partition(" ") for f in struct_fields(plain)]
         # Written in reverse order: the store keeps the declared order, as DuckDB does.

@@ -8,11 +8,11 @@ from collections.abc import Callable, Sequence
 import dagster as dg
 
 from knowledge_assets.branches import BranchTable
-from knowledge_assets.store.database import batched
 from knowledge_assets.store.knowledge import documents_rows
 from knowledge_assets.store.protocol import Store
 from knowledge_assets.store.registry import document_titles, latest_sources
 from knowledge_assets.store.revisions import record_revisions
+from knowledge_assets.store.rows import batched
 from knowledge_assets.store.schema import TABLES
 
 _SHOWN_LINKS = 12

@@ -19,8 +19,8 @@ from typing import Literal
 
 import dagster as dg
 
-from knowledge_assets.defs.launch import CHECK_JOB_NAME, PARTITION_TAG, run_failure_cause
-from knowledge_assets.defs.partitions import documents
+from knowledge_assets.defs.launch import CHECK_JOB_NAME, run_failure_cause
+from knowledge_assets.defs.partitions import PARTITION_TAG, documents
 from knowledge_assets.errors import DOCUMENT_CAUSE_CHARS, short_cause
 from knowledge_assets.extract.kept import KEPT_FIGURE
 from knowledge_assets.store.revisions import DOCUMENT_ASSETS

@@ -5,6 +5,10 @@ from knowledge_assets.defs.checks import CHECKS
 from knowledge_assets.defs.executors import chosen_executor
 from knowledge_assets.defs.resources import RESOURCES
 
+# Who launched a run of these jobs (`cli`, `reextract_stale`): the failed-run sensor leaves the
+# CLI's runs to the CLI, which runs their checks itself.
+LAUNCHED_BY_TAG = "knowledge_assets/launched_by"
+
 # Every per-document asset, for one document partition or a range of them: what the sensor, the
 # UI and the CLI launch. By default its steps run in one process, one after another: they share
 # one DuckDB file (one writer at a time) and are short, so a process per step (the multiprocess

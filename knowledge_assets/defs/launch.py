@@ -28,7 +28,6 @@ checks). A run of one document is its wall time, as before.
 
 from __future__ import annotations
 
-import json
 import re
 import time
 from collections.abc import Sequence
@@ -42,18 +41,15 @@ from dagster._core.storage.tags import (
 
 from knowledge_assets import progress
 from knowledge_assets.defs import queued
-from knowledge_assets.defs.assets.batch import DOCUMENT_SECONDS, FAILED_DOCUMENTS
-from knowledge_assets.defs.jobs import RUNNABLE, check_document, extract_document
-from knowledge_assets.defs.partitions import documents
+from knowledge_assets.defs.assets.batch import DOCUMENT_SECONDS, failed_checks, failed_documents
+from knowledge_assets.defs.jobs import LAUNCHED_BY_TAG, RUNNABLE, check_document, extract_document
+from knowledge_assets.defs.partitions import PARTITION_TAG, documents
 from knowledge_assets.defs.resources import KnowledgeStore
 from knowledge_assets.defs.stale_runs import process_tags
 from knowledge_assets.errors import KnowledgeError
 from knowledge_assets.store.redaction import redact
 
 JOB_NAME = extract_document.name
-LAUNCHED_BY_TAG = "knowledge_assets/launched_by"
-# The tag Dagster puts on a run of one partition (documented among its run tags).
-PARTITION_TAG = "dagster/partition"
 CHECK_JOB_NAME = check_document.name
 # A held connection is renewed after an hour; a statement that opens one while another is in
 # use (Dagster nests them) may open up to this many more.
@@ -283,57 +279,15 @@ def _own_seconds(metadata: dict[str, dict[str, dict[str, object]]], wall: float)
     return {doc_id: seconds + shared for doc_id, seconds in own.items()}
 
 
-def failed_documents(events: Sequence[dg.DagsterEvent]) -> set[str]:
-    """The documents a failed run over several named: those a step failed for, and those a
-    blocking check failed for."""
-    failed: set[str] = set()
-    for event in (e for e in events if e.event_type == dg.DagsterEventType.STEP_FAILURE):
-        user_failure = event.step_failure_data.user_failure_data
-        named = user_failure.metadata.get(FAILED_DOCUMENTS) if user_failure is not None else None
-        if named is not None:
-            failed |= set(named.value if isinstance(named.value, dict) else json.loads(named.value))
-    for evaluation in _failed_checks(events):
-        if evaluation.blocking and evaluation.partition is not None:
-            failed.add(evaluation.partition)
-    return failed
-
-
-def failed_run_documents(instance: dg.DagsterInstance, run: dg.DagsterRun) -> set[str]:
-    """The documents a failed run failed for: its one document, or those a run over a range
-    named, else every document of the range (a failure outside any document tells nothing
-    about which), as the launcher reads a range run it launched."""
-    if PARTITION_TAG in run.tags:
-        doc_id = run.tags[PARTITION_TAG]
-        return {doc_id} if instance.has_dynamic_partition(documents.name, doc_id) else set()
-    start, end = run.tags.get(ASSET_PARTITION_RANGE_START_TAG), run.tags.get(ASSET_PARTITION_RANGE_END_TAG)
-    if start is None or end is None:
-        return set()
-    events = [entry.dagster_event for entry in instance.all_logs(
-        run.run_id, of_type={dg.DagsterEventType.STEP_FAILURE, dg.DagsterEventType.ASSET_CHECK_EVALUATION})]
-    order = instance.get_dynamic_partitions(documents.name)
-    in_range = order[order.index(start):order.index(end) + 1] if start in order and end in order else []
-    return failed_documents(events) or set(in_range)
-
-
-def _failed_checks(events: Sequence[dg.DagsterEvent]) -> list:
-    return [
-        e.asset_check_evaluation_data
-        for e in events
-        if e.event_type == dg.DagsterEventType.ASSET_CHECK_EVALUATION
-        and not e.asset_check_evaluation_data.passed
-        and e.asset_check_evaluation_data.severity == dg.AssetCheckSeverity.ERROR
-    ]
-
-
 def run_failure_cause(events: Sequence[dg.DagsterEvent]) -> str:
     """Why a failed run failed, from its events: each failed step's root cause, else the
     blocking checks that failed."""
     steps = [failure_message(e) for e in events if e.event_type == dg.DagsterEventType.STEP_FAILURE]
     if steps:
         return "; ".join(steps)
-    failed_checks = [f"{e.asset_key.to_user_string()}:{e.check_name}" for e in _failed_checks(events)]
-    if failed_checks:
-        return "blocking check failed: " + ", ".join(failed_checks)
+    checks = [f"{e.asset_key.to_user_string()}:{e.check_name}" for e in failed_checks(events)]
+    if checks:
+        return "blocking check failed: " + ", ".join(checks)
     return next((_run_failure_message(e) for e in events if e.event_type == dg.DagsterEventType.RUN_FAILURE),
                 "run failed")
 

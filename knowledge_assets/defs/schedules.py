@@ -27,9 +27,8 @@ from dagster._core.loader import LoadingContext
 
 from knowledge_assets.defs.assets import document_assets
 from knowledge_assets.defs.assets.ingest import parsed_chunks
-from knowledge_assets.defs.jobs import extract_document
-from knowledge_assets.defs.launch import LAUNCHED_BY_TAG, PARTITION_TAG
-from knowledge_assets.defs.partitions import documents
+from knowledge_assets.defs.jobs import LAUNCHED_BY_TAG, extract_document
+from knowledge_assets.defs.partitions import PARTITION_TAG, documents
 from knowledge_assets.defs.resources import KnowledgeStore
 from knowledge_assets.ingest.changed_documents import changed_documents
 

@@ -1,8 +1,9 @@
 import dagster as dg
+from dagster._core.storage.tags import ASSET_PARTITION_RANGE_END_TAG, ASSET_PARTITION_RANGE_START_TAG
 
-from knowledge_assets.defs.jobs import check_document, extract_document
-from knowledge_assets.defs.launch import LAUNCHED_BY_TAG, PARTITION_TAG, failed_run_documents
-from knowledge_assets.defs.partitions import documents
+from knowledge_assets.defs.assets.batch import failed_documents
+from knowledge_assets.defs.jobs import LAUNCHED_BY_TAG, check_document, extract_document
+from knowledge_assets.defs.partitions import PARTITION_TAG, documents
 from knowledge_assets.defs.resources import Inbox, KnowledgeStore
 from knowledge_assets.ingest.inbox import InboxCursor, advance, scan_inbox
 
@@ -55,3 +56,20 @@ def failed_document_checks(context: dg.RunFailureSensorContext):
         return
     for doc_id in sorted(failed_run_documents(context.instance, run)):
         yield dg.RunRequest(run_key=f"{run.run_id}:{doc_id}", tags={PARTITION_TAG: doc_id})
+
+
+def failed_run_documents(instance: dg.DagsterInstance, run: dg.DagsterRun) -> set[str]:
+    """The documents a failed run failed for: its one document, or those a run over a range
+    named, else every document of the range (a failure outside any document tells nothing
+    about which), as the launcher reads a range run it launched."""
+    if PARTITION_TAG in run.tags:
+        doc_id = run.tags[PARTITION_TAG]
+        return {doc_id} if instance.has_dynamic_partition(documents.name, doc_id) else set()
+    start, end = run.tags.get(ASSET_PARTITION_RANGE_START_TAG), run.tags.get(ASSET_PARTITION_RANGE_END_TAG)
+    if start is None or end is None:
+        return set()
+    events = [entry.dagster_event for entry in instance.all_logs(
+        run.run_id, of_type={dg.DagsterEventType.STEP_FAILURE, dg.DagsterEventType.ASSET_CHECK_EVALUATION})]
+    order = instance.get_dynamic_partitions(documents.name)
+    in_range = order[order.index(start):order.index(end) + 1] if start in order and end in order else []
+    return failed_documents(events) or set(in_range)

@@ -8,8 +8,8 @@ from dagster._core.storage.tags import ASSET_PARTITION_RANGE_END_TAG, ASSET_PART
 
 from knowledge_assets import progress
 from knowledge_assets.defs.assets import document_assets
-from knowledge_assets.defs.assets.batch import SkippedCheck, check_each, materialize_each
-from knowledge_assets.defs.launch import StagesSeen, contiguous_ranges, failed_documents, materialize_documents
+from knowledge_assets.defs.assets.batch import SkippedCheck, check_each, failed_documents, materialize_each
+from knowledge_assets.defs.launch import StagesSeen, contiguous_ranges, materialize_documents
 from knowledge_assets.defs.partitions import documents
 from knowledge_assets.ingest.documents import identify
 from knowledge_assets.store.database import DuckDBStore

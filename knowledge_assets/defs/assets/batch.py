@@ -11,8 +11,9 @@ partition and would record a range run's results against no document).
 
 Dagster cannot fail part of a step's partitions. A document's failure in a range run is caught,
 the other documents go on, and the step then fails naming each failed document and its cause
-(`FAILED_DOCUMENTS` in the failure's metadata); the launcher re-runs the survivors together and
-each failed document alone, so its failure is recorded under its own partition. In a run of one
+(`FAILED_DOCUMENTS` in the failure's metadata, read back by `failed_documents` for the launcher
+and the failed-run sensor); the launcher re-runs the survivors together and each failed
+document alone, so its failure is recorded under its own partition. In a run of one
 document nothing is caught: it fails exactly as it always did.
 
 Each document's share of a step is timed: its materialisation carries `document_seconds`
@@ -25,6 +26,7 @@ resolves the planned execution of a run that succeeded as SKIPPED (not passed), 
 is in the run's log (docs/decisions.md D60).
 """
 
+import json
 import time
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -208,3 +210,29 @@ def _target(record) -> AssetCheckEvaluationTargetMaterializationData:
     return AssetCheckEvaluationTargetMaterializationData(
         storage_id=record.storage_id, run_id=record.event_log_entry.run_id, timestamp=record.timestamp
     )
+
+
+def failed_documents(events: Sequence[dg.DagsterEvent]) -> set[str]:
+    """The documents a failed run over several named: those a step failed for, and those a
+    blocking check failed for."""
+    failed: set[str] = set()
+    for event in (e for e in events if e.event_type == dg.DagsterEventType.STEP_FAILURE):
+        user_failure = event.step_failure_data.user_failure_data
+        named = user_failure.metadata.get(FAILED_DOCUMENTS) if user_failure is not None else None
+        if named is not None:
+            failed |= set(named.value if isinstance(named.value, dict) else json.loads(named.value))
+    for evaluation in failed_checks(events):
+        if evaluation.blocking and evaluation.partition is not None:
+            failed.add(evaluation.partition)
+    return failed
+
+
+def failed_checks(events: Sequence[dg.DagsterEvent]) -> list:
+    """The evaluations of the blocking checks that failed among a run's events."""
+    return [
+        e.asset_check_evaluation_data
+        for e in events
+        if e.event_type == dg.DagsterEventType.ASSET_CHECK_EVALUATION
+        and not e.asset_check_evaluation_data.passed
+        and e.asset_check_evaluation_data.severity == dg.AssetCheckSeverity.ERROR
+    ]

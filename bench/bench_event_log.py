@@ -9,7 +9,7 @@ evaluations (a document of `knowledge-assets run FOLDER` records 8 materialisati
 events and 19 check evaluations). The same run on three instances, in turns, --rounds times:
 
   sqlite   Dagster's stock SQLite storage (`storage: sqlite:`), a new connection per write;
-  held     the project's (`knowledge_assets.defs.instance_storage.HeldSqliteStorage`);
+  held     the project's (`knowledge_assets.instance.storage.HeldSqliteStorage`);
   postgres dagster-postgres on a throwaway local PostgreSQL server (tests/support/postgres.py);
   postgres_async  the same, its database set to `synchronous_commit = off`;
   postgres_held   the same server, the instance holding one connection open
@@ -55,7 +55,7 @@ def _toy_asset(partitions: int, checks: int) -> dg.AssetsDefinition:
 
 
 def _storages(stack: ExitStack, with_postgres: bool) -> dict[str, dict]:
-    held = {"custom": {"module": "knowledge_assets.defs.instance_storage", "class": "HeldSqliteStorage"}}
+    held = {"custom": {"module": "knowledge_assets.instance.storage", "class": "HeldSqliteStorage"}}
     storages = {"sqlite": lambda home: {"sqlite": {"base_dir": home}},
                 "held": lambda home: {"custom": {**held["custom"], "config": {"base_dir": home}}}}
     if with_postgres:
@@ -76,7 +76,7 @@ def _one_run(storage: dict, home: str, toy: dg.AssetsDefinition, partitions: int
              held: bool) -> tuple[float, int]:
     with dg.instance_for_test(temp_dir=home, overrides={"storage": storage}) as instance:
         if held:
-            # What the run launcher does for a run worker (defs/launch.py): one connection
+            # What the run launcher does for a run worker (run_control/launch.py): one connection
             # kept open instead of one per statement (dagster-postgres's default).
             instance.optimize_for_webserver(statement_timeout=0, pool_recycle=3600, max_overflow=10)
         started = time.perf_counter()

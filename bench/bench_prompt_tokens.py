@@ -26,8 +26,8 @@ from pathlib import Path
 
 from bench.bench_parse import SAMPLE, build_long_pdf
 from bench.bench_request_coverage import loopback_model_run
-from knowledge_assets.defs.launch import materialize_document
 from knowledge_assets.ingest.documents import identify
+from knowledge_assets.run_control.launch import materialize_document
 from knowledge_assets.store.registry import register
 from tests.support.openai_server import schema_title
 

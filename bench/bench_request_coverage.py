@@ -51,9 +51,9 @@ from types import ModuleType
 
 import dagster as dg
 
-from knowledge_assets.defs.launch import materialize_document
 from knowledge_assets.evaluation import corpus_scores
 from knowledge_assets.ingest.documents import identify
+from knowledge_assets.run_control.launch import materialize_document
 from knowledge_assets.store.database import DuckDBStore
 from knowledge_assets.store.protocol import Store
 from knowledge_assets.store.registry import register

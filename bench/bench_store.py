@@ -6,8 +6,8 @@
    rows written as `DuckDBStore` writes them now (one INSERT ... SELECT from a DataFrame) and the way
    it used to (`executemany`, one INSERT per row). Prints both medians and their ratio.
 2. The DuckDB write share of a whole offline run of a PDF built by repeating the sample's pages
-   to --pages: the run is the CLI's (`defs.launch.materialize_document`, one Dagster run in this
-   process), the writes are the time spent inside `DuckDBStore.replace_partition` and `DuckDBStore.append`.
+   to --pages: the run is the CLI's (`run_control.launch.materialize_document`, one Dagster run in
+   this process), the writes are the time spent inside `DuckDBStore.replace_partition` and `DuckDBStore.append`.
    Judged by: write share <= 10 %.
 3. Connections opened per document run (calls of `duckdb.connect` during that run) and how
    often the schema was checked. Judged by: one per run.
@@ -108,8 +108,8 @@ class _Meter:
 
 
 def run_share(directory: Path, pages: int, repeats: int) -> None:
-    from knowledge_assets.defs.launch import materialize_document
     from knowledge_assets.ingest.documents import identify
+    from knowledge_assets.run_control.launch import materialize_document
     from knowledge_assets.store.registry import register
 
     pdf = build_long_pdf(pages, directory / f"long-{pages}.pdf")

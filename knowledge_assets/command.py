@@ -76,9 +76,9 @@ EPILOG = "Start with `knowledge-assets run FOLDER`, then `knowledge-assets revie
 
 def _pipeline_runner():
     """The runner `eval --corpus` and `semantic-review capture` materialise documents with. It
-    lives with the Dagster wiring and is handed to those packages, which stay free of Dagster;
+    lives with the Dagster run control and is handed to those packages, which stay free of Dagster;
     it is imported only when a command runs it."""
-    from knowledge_assets.defs.pipeline_runner import pipeline_runner
+    from knowledge_assets.run_control.pipeline_runner import pipeline_runner
 
     return pipeline_runner
 
@@ -86,7 +86,7 @@ def _pipeline_runner():
 def _dagster_instance():
     """The project's instance (its home, or DAGSTER_HOME), after saying once on stderr when
     the overrides split the store from the instance."""
-    from knowledge_assets.defs.instance import project_instance
+    from knowledge_assets.instance.home import project_instance
 
     _refuse_unwritable(instance_folder())
     if not is_shared_store(store_setting()) and (warning := split_home_warning()):
@@ -105,8 +105,8 @@ def _refuse_unwritable(place: tuple[Path, str]) -> None:
 def _document_states(doc_ids: list[str]) -> dict[str, RunState]:
     """Each document's run state as the instance knows it (`failed` with its cause and when, …),
     for the review pages, which may not import the Dagster wiring themselves."""
-    from knowledge_assets.defs.document_state import partition_states
-    from knowledge_assets.defs.instance import project_instance
+    from knowledge_assets.instance.home import project_instance
+    from knowledge_assets.run_control.document_state import partition_states
 
     return {doc_id: RunState(state.outcome, state.cause, state.failed_at)
             for doc_id, state in partition_states(project_instance(), doc_ids).items()}
@@ -135,7 +135,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     source = found.source
     print(f"{found.names(document_title(store, source.doc_id))}  {found.describe()}  key from {source.key_source}")
     instance = _dagster_instance()
-    from knowledge_assets.defs.launch import add_partition
+    from knowledge_assets.run_control.launch import add_partition
 
     add_partition(instance, source.doc_id)
     print(f"data: {store.location}")
@@ -143,7 +143,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
 
 
 def _free_dead_runs(instance) -> None:
-    from knowledge_assets.defs.stale_runs import free_dead_runs
+    from knowledge_assets.run_control.stale_runs import free_dead_runs
 
     for dead in free_dead_runs(instance):
         partition = f" partition {dead.partition}" if dead.partition else ""
@@ -195,8 +195,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     llm = resolve_settings().describe()
     print("llm: " + ", ".join(f"{k.removeprefix('llm_')}={v}" for k, v in llm.items()))
     instance = _dagster_instance()
-    from knowledge_assets.defs.document_state import call_figures, kept_figure
-    from knowledge_assets.defs.launch import materialize_documents
+    from knowledge_assets.run_control.document_state import call_figures, kept_figure
+    from knowledge_assets.run_control.launch import materialize_documents
 
     failures = degraded = exports = refused = 0
     registered = []
@@ -209,7 +209,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         else:
             registered.append(found)
     _free_dead_runs(instance)
-    # One run for the whole folder where the partitions allow it (defs/launch.py).
+    # One run for the whole folder where the partitions allow it (run_control/launch.py).
     with _progress_lines(registered, args.verbose):
         outcomes = materialize_documents(instance, [found.source.doc_id for found in registered],
                                          verbose=args.verbose)

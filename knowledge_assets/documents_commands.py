@@ -6,7 +6,7 @@
                                                     its rows in every table of the store, its
                                                     Dagster partition; asks first
 
-A state is the partition's (defs/document_state.py): `ok`, `partial` (model calls failed; the
+A state is the partition's (run_control/document_state.py): `ok`, `partial` (model calls failed; the
 first cause named), `failed` (with the cause of its last run), `running`, `incomplete` (assets
 missing, or behind the registry's revision), `not run`. A removed document's review decisions
 stay unless `--with-decisions`: they apply again if the same content comes back. The file
@@ -62,7 +62,7 @@ class DocumentLine:
 
 def document_lines(store: Store, instance, only: str | None = None) -> list[DocumentLine]:
     """Every document the store or the partitions know (or only the one), sorted by doc_id."""
-    from knowledge_assets.defs.document_state import document_partitions, partition_states
+    from knowledge_assets.run_control.document_state import document_partitions, partition_states
 
     summaries = {s.doc_id: s for s in document_summaries(store, None if only is None else [only])}
     doc_ids = [only] if only is not None else sorted(set(summaries) | set(document_partitions(instance)))
@@ -133,7 +133,7 @@ def _confirmed(question: str) -> bool:
 
 
 def cmd_remove(args: argparse.Namespace, instance_factory: Callable) -> int:
-    from knowledge_assets.defs.document_state import has_partition, remove_partition
+    from knowledge_assets.run_control.document_state import has_partition, remove_partition
 
     # No session held: the store stays free for others while the question waits for an answer.
     store = open_store()

@@ -1,8 +1,9 @@
-"""The layers hold as contracts (pyproject.toml [tool.importlinter], docs/decisions.md D44): only
-the Dagster wiring imports dagster, the stage packages never import the wiring, the check never
-imports what it checks, the store never imports what it stores, review never imports the
-extractors, and no module imports a layer above its own. The second test shows each contract
-failing on a copy of the package with one wrong import added, so a passing run means something."""
+"""The layers hold as contracts (pyproject.toml [tool.importlinter], docs/decisions.md D44, D9X):
+only the Dagster packages import dagster, the stage packages never import them, the wiring never
+imports run control, the check never imports what it checks, the store never imports what it
+stores, review never imports the extractors, and no module imports a layer above its own. The
+second test shows each contract failing on a copy of the package with one wrong import added, so
+a passing run means something."""
 
 import os
 import shutil
@@ -25,8 +26,11 @@ WRONG_IMPORTS = [
      "review never imports extract: it reads the store, not the extractors",
      "knowledge_assets.review.status -> knowledge_assets.extract.formulas"),
     ("llm/response_cache.py", "import knowledge_assets.defs.partitions",
-     "Stage packages never import the Dagster wiring or its entry point",
+     "Stage packages never import the Dagster wiring, its entry point, run control or the instance",
      "knowledge_assets.llm.response_cache -> knowledge_assets.defs.partitions"),
+    ("defs/sensors.py", "import knowledge_assets.run_control.launch",
+     "The wiring never imports run control: the definitions load without the launcher",
+     "knowledge_assets.defs.sensors -> knowledge_assets.run_control.launch"),
     ("candidates/model.py", "import knowledge_assets.llm.requests",
      "Layers: a module imports only the layers below its own",
      "knowledge_assets.candidates.model -> knowledge_assets.llm.requests"),

@@ -23,7 +23,7 @@ PRIVATE: dict[str, dict[str, str]] = {
     },
     "dagster._core.storage.tags": {
         "ASSET_PARTITION_RANGE_START_TAG":
-            "a folder run is one run over a range of partitions (defs/launch.py, defs/sensors.py)",
+            "a folder run is one run over a range of partitions (run_control/launch.py, defs/sensors.py)",
         "ASSET_PARTITION_RANGE_END_TAG": "the same",
     },
     "dagster._core.definitions.data_version": {

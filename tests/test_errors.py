@@ -40,7 +40,7 @@ def test_extract_and_evaluation_have_no_missing_upstream_error_of_their_own():
 def test_a_refusal_exits_2_a_signal_128_plus_its_number_and_every_other_expected_failure_1():
     import signal
 
-    from knowledge_assets.defs.queued import Interrupted
+    from knowledge_assets.run_control.queued import Interrupted
     from knowledge_assets.semantic_review.refusal import Refusal
 
     codes = {cls.exit_code for name, cls in _exception_classes().items() if not issubclass(cls, Refusal | Interrupted)}

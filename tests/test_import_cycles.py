@@ -142,16 +142,14 @@ def test_a_circle_within_a_package_and_one_across_subpackages_are_both_named(tmp
     shutil.copytree(PACKAGE, package, ignore=shutil.ignore_patterns("__pycache__"))
     # The circle of issue 32 again (store/open.py then, backends.py now), deferred inside a
     # function as it was there; and a stage asset importing the launcher, which imports the
-    # assets' batch module.
+    # wiring's jobs: a circle between two subpackages, named in their parent.
     with (package / "store" / "postgres.py").open("a", encoding="utf-8") as source:
         source.write("\n\ndef _deferred():\n    from knowledge_assets.store.backends import open_store\n")
     with (package / "defs" / "assets" / "ingest.py").open("a", encoding="utf-8") as source:
-        source.write("\nimport knowledge_assets.defs.launch\n")
+        source.write("\nimport knowledge_assets.run_control.launch\n")
     found = circles(package)
-    # The defs one closes more than one circle (the jobs import the checks, which import the
-    # assets): each is named, starting from a child no circle named before.
-    assert {circle.partition(":")[0] for circle in found} == {"knowledge_assets.defs", "knowledge_assets.store"}
-    assert ("knowledge_assets.defs: assets → launch → assets (knowledge_assets/defs/assets/ingest.py:"
+    assert {circle.partition(":")[0] for circle in found} == {"knowledge_assets", "knowledge_assets.store"}
+    assert ("knowledge_assets: defs → run_control → defs (knowledge_assets/defs/assets/ingest.py:"
             in "\n".join(found)), found
     assert ("knowledge_assets.store: backends → postgres → backends (knowledge_assets/store/backends.py:"
             in "\n".join(found)), found

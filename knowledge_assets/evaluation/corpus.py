@@ -79,7 +79,8 @@ COUNTS = ("terms_found", "terms_gold", "definitions_checked", "definitions_gold"
           "formulas_found", "formulas_gold", "rules_found", "rules_gold")
 
 # (doc_id, DuckDB file) -> how materialising that document went; opened on a Dagster instance
-# directory. The one `knowledge-assets run` uses is knowledge_assets.defs.pipeline_runner.pipeline_runner.
+# directory. The one `knowledge-assets run` uses is
+# knowledge_assets.run_control.pipeline_runner.pipeline_runner.
 Runner = Callable[[str, Path], CaseRun]
 OpenRunner = Callable[[Path], AbstractContextManager[Runner]]
 

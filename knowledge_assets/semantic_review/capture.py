@@ -5,7 +5,7 @@ payloads of each case into `captures.json` with startedAt, completedAt, backend,
 prompt hashes.
 
 The pipeline runner is injected: this package never imports Dagster, and the CLI passes the
-one in `knowledge_assets.defs.pipeline_runner`.
+one in `knowledge_assets.run_control.pipeline_runner`.
 """
 
 from __future__ import annotations

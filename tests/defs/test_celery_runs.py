@@ -29,8 +29,8 @@ import pytest
 import yaml
 
 from tests.conftest import PROJECT_ROOT, SAMPLE_DOCUMENTS
-from tests.defs.test_instance_postgres import _shared_machine
 from tests.llm.conftest import valid_answer
+from tests.run_control.test_queued import _shared_machine
 from tests.store.test_shared_store_runs import _exported
 from tests.support import postgres, redis_server
 from tests.support.celery_workers import running_workers

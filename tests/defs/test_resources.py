@@ -7,8 +7,8 @@ import sys
 import dagster as dg
 import duckdb
 
-from knowledge_assets.defs.launch import materialize_document
 from knowledge_assets.ingest.documents import identify
+from knowledge_assets.run_control.launch import materialize_document
 from knowledge_assets.store.database import DuckDBStore
 from knowledge_assets.store.registry import register
 from tests.conftest import SAMPLE_MARKDOWN

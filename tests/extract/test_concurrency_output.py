@@ -8,9 +8,9 @@ import json
 import dagster as dg
 
 from knowledge_assets import branches
-from knowledge_assets.defs.launch import materialize_documents
 from knowledge_assets.export import payloads
 from knowledge_assets.ingest.documents import identify
+from knowledge_assets.run_control.launch import materialize_documents
 from knowledge_assets.store.database import DuckDBStore
 from knowledge_assets.store.registry import register
 from tests.conftest import SAMPLE_MARKDOWN, SAMPLE_PDF

@@ -13,10 +13,10 @@ from dataclasses import dataclass
 import dagster as dg
 import pytest
 
-from knowledge_assets.defs.document_state import call_figures, kept_figure, partition_states
-from knowledge_assets.defs.launch import materialize_document
 from knowledge_assets.ingest.documents import identify
 from knowledge_assets.review.document_queues import queue_entries, worklist
+from knowledge_assets.run_control.document_state import call_figures, kept_figure, partition_states
+from knowledge_assets.run_control.launch import materialize_document
 from knowledge_assets.store.database import DuckDBStore
 from knowledge_assets.store.protocol import Store
 from knowledge_assets.store.registry import register

@@ -8,8 +8,8 @@ import dagster as dg
 import pytest
 
 from knowledge_assets import contracts as c
-from knowledge_assets.defs.launch import materialize_document
 from knowledge_assets.ingest.documents import identify
+from knowledge_assets.run_control.launch import materialize_document
 from knowledge_assets.store.database import DuckDBStore
 from knowledge_assets.store.registry import register
 from tests.documents import write_pdf

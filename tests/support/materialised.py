@@ -38,7 +38,7 @@ def run_through_launcher(root: Path, path: Path, set_env: dict[str, str],
                          unset: tuple[str, ...] = ()) -> tuple[DuckDBStore, str]:
     """The whole graph for one document as `knowledge-assets run` launches it, in a store and an
     instance of its own under `root`, with `set_env` set and `unset` removed for the run."""
-    from knowledge_assets.defs.launch import materialize_document
+    from knowledge_assets.run_control.launch import materialize_document
 
     store = DuckDBStore(root / "knowledge.duckdb")
     with pytest.MonkeyPatch.context() as env:

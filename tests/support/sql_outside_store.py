@@ -23,7 +23,7 @@ PACKAGE = PROJECT_ROOT / "knowledge_assets"
 STORE = PACKAGE / "store"
 # Not the knowledge store: Dagster's own SQLite instance storage, whose one statement is the
 # pragma it commits under (docs/decisions.md D72). The count is of the knowledge store's SQL.
-DAGSTER_INSTANCE_STORAGE = PACKAGE / "defs" / "instance_storage.py"
+DAGSTER_INSTANCE_STORAGE = PACKAGE / "instance" / "storage.py"
 
 # Upper case only: prose such as "Select a document" is not a statement.
 SQL_START = re.compile(r"^\s*(SELECT|INSERT|UPDATE|DELETE|CREATE|WITH|DROP|ALTER|ATTACH|COPY|PRAGMA)\s+\S")

@@ -5,9 +5,9 @@ from __future__ import annotations
 import dagster as dg
 
 from knowledge_assets.defs.assets.review import approved_knowledge
-from knowledge_assets.defs.launch import materialize_document
 from knowledge_assets.defs.resources import KnowledgeStore
 from knowledge_assets.review.web.links import REVIEW_URL_VARIABLE, document_review_url
+from knowledge_assets.run_control.launch import materialize_document
 from tests.review.conftest import KPI, PRM
 
 

@@ -176,12 +176,12 @@ def test_a_shared_instance_with_the_duckdb_store_is_refused_in_one_line(postgres
 
 def test_the_home_made_dead_run_detector_leaves_a_shared_instance_to_the_daemon_s_run_monitoring(
         machine, monkeypatch):
-    from knowledge_assets.defs.stale_runs import PID_TAG, free_dead_runs
+    from knowledge_assets.run_control.stale_runs import PID_TAG, free_dead_runs
 
     _, env = machine
     with _instance(env, monkeypatch) as instance:
         # A pid that is no process here, and silence past any bound: on the embedded instance
-        # this run is failed (tests/defs/test_stale_runs.py); here it is the monitor's to judge.
+        # this run is failed (tests/run_control/test_stale_runs.py); here it is the monitor's to judge.
         run = instance.add_run(dg.DagsterRun(job_name="extract_document", run_id="elsewhere",
                                              status=dg.DagsterRunStatus.STARTED, tags={PID_TAG: "4194304"}))
         instance.report_engine_event("the last word", run)

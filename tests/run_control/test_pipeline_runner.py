@@ -1,9 +1,9 @@
 """The runner `semantic-review capture` and `eval --corpus` materialise documents with
-(defs/pipeline_runner.py), on the shared-store setup of docs/operations.md: `KNOWLEDGE_STORE` names a
+(run_control/pipeline_runner.py), on the shared-store setup of docs/operations.md: `KNOWLEDGE_STORE` names a
 PostgreSQL store, and a capture's run must still write its private DuckDB file alone."""
 
-from knowledge_assets.defs.pipeline_runner import pipeline_runner
 from knowledge_assets.ingest.documents import identify
+from knowledge_assets.run_control.pipeline_runner import pipeline_runner
 from knowledge_assets.store.database import DuckDBStore
 from knowledge_assets.store.postgres import PostgresStore
 from knowledge_assets.store.protocol import Store

@@ -11,9 +11,9 @@ event) is not alive on this host, or when it has been STARTED past a bound with 
 
 Only the embedded instance needs this: there a `knowledge-assets run` executes in its own
 process, where no daemon sees it. On a shared instance every run goes through the queue and the
-daemon's run monitoring watches it (defs/queued.py, docs/decisions.md D85), so this does nothing
-there: a pid means nothing on another machine, and failing another machine's live run for its
-silence would be worse than waiting for the monitor.
+daemon's run monitoring watches it (run_control/queued.py, docs/decisions.md D85), so this does
+nothing there: a pid means nothing on another machine, and failing another machine's live run for
+its silence would be worse than waiting for the monitor.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from pathlib import Path
 
 import dagster as dg
 
-from knowledge_assets.defs.queued import is_shared
+from knowledge_assets.run_control.queued import is_shared
 
 PID_TAG = "knowledge_assets/pid"
 HOST_TAG = "knowledge_assets/host"

@@ -9,9 +9,9 @@ from dagster._core.storage.tags import ASSET_PARTITION_RANGE_END_TAG, ASSET_PART
 from knowledge_assets import progress
 from knowledge_assets.defs.assets import document_assets
 from knowledge_assets.defs.assets.batch import SkippedCheck, check_each, failed_documents, materialize_each
-from knowledge_assets.defs.launch import StagesSeen, contiguous_ranges, materialize_documents
 from knowledge_assets.defs.partitions import documents
 from knowledge_assets.ingest.documents import identify
+from knowledge_assets.run_control.launch import StagesSeen, contiguous_ranges, materialize_documents
 from knowledge_assets.store.database import DuckDBStore
 from knowledge_assets.store.registry import register
 from tests.conftest import SAMPLE_MARKDOWN, SAMPLE_PDF
@@ -336,7 +336,7 @@ def test_a_failed_document_leaves_every_other_documents_checks_passed_and_its_ow
 
 def test_a_document_that_fails_after_an_earlier_revision_landed_is_named_by_its_own_failure_not_its_checks(
         instance, knowledge_db, tmp_path):
-    from knowledge_assets.defs.document_state import partition_states
+    from knowledge_assets.run_control.document_state import partition_states
 
     path = _text_document(tmp_path, "haul-volume.txt", _glossary_text("Haul Volume"))
     [doc_id] = _register(knowledge_db, path)

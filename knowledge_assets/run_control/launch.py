@@ -1,9 +1,9 @@
 """Runs the `extract_document` job against the project's Dagster instance — what `knowledge-assets
 run` does — so the UI's run list shows the CLI's runs as `extract_document` with their
 partitions: in this process on the embedded instance, through the instance's run queue on a
-shared one (`defs/queued.py`, D85). Either way a run's outcome is read back from the instance's
-event log (`FinishedRun`). The job carries the asset checks, so a blocking check that fails
-stops the assets downstream of it and fails the document.
+shared one (`run_control/queued.py`, D85). Either way a run's outcome is read back from the
+instance's event log (`FinishedRun`). The job carries the asset checks, so a blocking check that
+fails stops the assets downstream of it and fails the document.
 
 Many documents go in as few runs as the partitions allow: one run over each contiguous range of
 them in the `documents` partitions' order (a dynamic partition range is contiguous in the order
@@ -17,7 +17,7 @@ again.
 The instance's database connections are held for the command (`hold_connections`).
 
 A run writes the store of the `knowledge_store` resource, `KNOWLEDGE_STORE`'s by default; a
-caller with a store of its own (the capture's private DuckDB file, `defs/pipeline_runner.py`) names it
+caller with a store of its own (the capture's private DuckDB file, `run_control/pipeline_runner.py`) names it
 as that resource's run config, which outranks any setting: an environment variable set for the
 run would lose to `KNOWLEDGE_STORE` on a shared-store machine and write the shared store.
 
@@ -40,13 +40,13 @@ from dagster._core.storage.tags import (
 )
 
 from knowledge_assets import progress
-from knowledge_assets.defs import queued
 from knowledge_assets.defs.assets.batch import DOCUMENT_SECONDS, failed_checks, failed_documents
 from knowledge_assets.defs.jobs import LAUNCHED_BY_TAG, RUNNABLE, check_document, extract_document
 from knowledge_assets.defs.partitions import PARTITION_TAG, documents
 from knowledge_assets.defs.resources import KnowledgeStore
-from knowledge_assets.defs.stale_runs import process_tags
 from knowledge_assets.errors import KnowledgeError
+from knowledge_assets.run_control import queued
+from knowledge_assets.run_control.stale_runs import process_tags
 from knowledge_assets.store.redaction import redact
 
 JOB_NAME = extract_document.name
@@ -169,7 +169,7 @@ class FinishedRun:
 def _run_batches(instance: dg.DagsterInstance, wave: list[list[str]], verbose: bool,
                  job_name: str = JOB_NAME, store: str | None = None) -> list[FinishedRun]:
     """Each batch's run: on a shared instance all submitted to its queue at once and waited for
-    (`defs/queued.py`), else executed here one after another. Either way the outcome is read
+    (`run_control/queued.py`), else executed here one after another. Either way the outcome is read
     back from the instance, so both paths report alike (docs/decisions.md D85). A store of the
     caller's own is for runs in this process: a queued run executes elsewhere, on the settings'
     shared store."""

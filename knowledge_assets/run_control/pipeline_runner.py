@@ -16,7 +16,7 @@ from pathlib import Path
 
 import dagster as dg
 
-from knowledge_assets.defs.launch import materialize_document
+from knowledge_assets.run_control.launch import materialize_document
 from knowledge_assets.semantic_review.capture import CaseRun, CaseRunner
 
 

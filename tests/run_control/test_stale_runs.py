@@ -84,7 +84,7 @@ def test_a_run_killed_in_a_model_step_frees_its_slot_for_the_next_run_and_export
 
 
 def test_a_silent_run_whose_process_is_alive_here_is_left_running():
-    from knowledge_assets.defs.stale_runs import PID_TAG, free_dead_runs
+    from knowledge_assets.run_control.stale_runs import PID_TAG, free_dead_runs
 
     with dg.DagsterInstance.ephemeral() as instance:
         run = instance.add_run(dg.DagsterRun(job_name="extract_document", run_id="live-run",

@@ -4,10 +4,11 @@
 `.knowledge/` at the project root) becomes the DAGSTER_HOME: it gets a `dagster.yaml` copied
 from the project's own without its three storage blocks, so Dagster's default layout puts the
 storage in the home itself — the same folders the project's dagster.yaml names for `dg dev` —
-written through the project's storage class (`defs/instance_storage.py`), its base_dir the
+written through the project's storage class (`instance/storage.py`), its base_dir the
 home's absolute path, so any reader of the file finds the storage, DAGSTER_HOME set or not
-(`DagsterInstance.from_ref(InstanceRef.from_dir(home))` included); a home moved elsewhere gets
-its file rewritten by the next command.
+(`DagsterInstance.from_ref(InstanceRef.from_dir(home))` included); a home whose file differs
+from that (moved elsewhere, or written when the class was `knowledge_assets.defs.instance_storage`,
+D9X) gets it rewritten by the next command.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from pathlib import Path
 import dagster as dg
 import yaml
 
-from knowledge_assets.defs import instance_storage
+from knowledge_assets.instance import storage
 from knowledge_assets.settings import dagster_home, project_root
 
 # Blocks that pin storage to paths relative to the project root: left out of the home's copy,
@@ -30,7 +31,7 @@ GENERATED_NOTE = "# Written by knowledge-assets from the project's dagster.yaml;
 
 def home_storage(home: Path) -> dict:
     """The storage block of the home's dagster.yaml: the project's storage class in the home."""
-    return {"custom": {"module": instance_storage.__name__, "class": instance_storage.HeldSqliteStorage.__name__,
+    return {"custom": {"module": storage.__name__, "class": storage.HeldSqliteStorage.__name__,
                        "config": {"base_dir": str(home.resolve())}}}
 
 

@@ -5,9 +5,9 @@ partition. `knowledge-assets documents` reads it beside the store's counts.
 The state comes from the instance's public reads: the partition status of every per-document
 asset (`get_status_by_partition`), the latest materialisation's metadata (`fetch_materializations`)
 for the model calls, and the document's latest failed run of its assets for the cause. A document
-that failed in a run over several is run again alone (defs/launch.py), as the UI launches one, so
-its failure is always found under its own partition tag; the run of its checks alone that
-follows (D90) is not the one read.
+that failed in a run over several is run again alone (run_control/launch.py), as the UI launches
+one, so its failure is always found under its own partition tag; the run of its checks alone
+that follows (D90) is not the one read.
 """
 
 from __future__ import annotations
@@ -19,10 +19,10 @@ from typing import Literal
 
 import dagster as dg
 
-from knowledge_assets.defs.launch import CHECK_JOB_NAME, run_failure_cause
 from knowledge_assets.defs.partitions import PARTITION_TAG, documents
 from knowledge_assets.errors import DOCUMENT_CAUSE_CHARS, short_cause
 from knowledge_assets.extract.kept import KEPT_FIGURE
+from knowledge_assets.run_control.launch import CHECK_JOB_NAME, run_failure_cause
 from knowledge_assets.store.revisions import DOCUMENT_ASSETS
 
 LLM_ASSETS = ("formulas", "glossary", "rules", "domain_context")

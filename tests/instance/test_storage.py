@@ -12,11 +12,11 @@ import sqlalchemy
 from dagster._core.storage.event_log.sql_event_log import SqlEventLogStorage
 from dagster._core.storage.event_log.sqlite.sqlite_event_log import SqliteEventLogStorage
 
-from knowledge_assets.defs import instance_storage
-from knowledge_assets.defs.instance import project_instance
-from knowledge_assets.defs.instance_storage import HeldSqliteEventLogStorage, held_log_unfit
-from knowledge_assets.defs.launch import materialize_document
 from knowledge_assets.ingest.documents import identify
+from knowledge_assets.instance import storage
+from knowledge_assets.instance.home import project_instance
+from knowledge_assets.instance.storage import HeldSqliteEventLogStorage, held_log_unfit
+from knowledge_assets.run_control.launch import materialize_document
 from knowledge_assets.store.database import DuckDBStore
 from knowledge_assets.store.registry import register
 from tests.conftest import SAMPLE_MARKDOWN
@@ -39,7 +39,7 @@ def letters(context: dg.AssetExecutionContext):
 
 
 def _held(base_dir: str) -> dict:
-    return {"custom": {"module": "knowledge_assets.defs.instance_storage", "class": "HeldSqliteStorage",
+    return {"custom": {"module": "knowledge_assets.instance.storage", "class": "HeldSqliteStorage",
                        "config": {"base_dir": base_dir}}}
 
 
@@ -143,7 +143,7 @@ def test_a_home_on_a_dagster_the_guard_does_not_trust_runs_a_document_on_dagster
     monkeypatch.setenv("KNOWLEDGE_HOME", str(home))
     monkeypatch.setenv("KNOWLEDGE_DB", str(tmp_path / "knowledge.duckdb"))
     monkeypatch.setenv("KNOWLEDGE_LLM_BACKEND", "offline")
-    monkeypatch.setattr(instance_storage, "TESTED_DAGSTER_VERSIONS", frozenset({"0.0.0"}))
+    monkeypatch.setattr(storage, "TESTED_DAGSTER_VERSIONS", frozenset({"0.0.0"}))
     store = DuckDBStore(tmp_path / "knowledge.duckdb")
     with project_instance() as instance:
         assert type(instance.event_log_storage) is SqliteEventLogStorage

@@ -1,4 +1,4 @@
-"""The layers hold as contracts (pyproject.toml [tool.importlinter], docs/decisions.md D44, D9X):
+"""The layers hold as contracts (pyproject.toml [tool.importlinter], docs/decisions.md D44, D100):
 only the Dagster packages import dagster, the stage packages never import them, the wiring never
 imports run control, the check never imports what it checks, the store never imports what it
 stores, review never imports the extractors, and no module imports a layer above its own. The

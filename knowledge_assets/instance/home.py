@@ -8,7 +8,7 @@ written through the project's storage class (`instance/storage.py`), its base_di
 home's absolute path, so any reader of the file finds the storage, DAGSTER_HOME set or not
 (`DagsterInstance.from_ref(InstanceRef.from_dir(home))` included); a home whose file differs
 from that (moved elsewhere, or written when the class was `knowledge_assets.defs.instance_storage`,
-D9X) gets it rewritten by the next command.
+D100) gets it rewritten by the next command.
 """
 
 from __future__ import annotations

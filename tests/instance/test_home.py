@@ -43,7 +43,7 @@ def test_a_home_written_before_the_storage_class_moved_loads_and_the_next_comman
                                      "module: knowledge_assets.defs.instance_storage")
     assert written_before != current
     (home / "dagster.yaml").write_text(written_before, encoding="utf-8")
-    # Read as it is, as `DAGSTER_HOME=.knowledge dg dev` reads it (D9X).
+    # Read as it is, as `DAGSTER_HOME=.knowledge dg dev` reads it (D100).
     with dg.DagsterInstance.from_config(str(home)) as instance:
         instance.add_dynamic_partitions("documents", ["D1"])
         assert isinstance(instance.event_log_storage, HeldSqliteEventLogStorage)

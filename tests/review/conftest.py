@@ -12,7 +12,6 @@ import dagster as dg
 import pytest
 
 from knowledge_assets.command import main
-from knowledge_assets.run_control.launch import materialize_document
 from knowledge_assets.extract.stages import run_review_queue
 from knowledge_assets.ingest.documents import identify
 from knowledge_assets.run_control.launch import materialize_document

@@ -114,12 +114,14 @@ def link_glossary(entries: list[GlossaryEntry], formulas: list[FormulaEntry], in
 
 def link_rules(rules: list[RuleEntry], formulas: list[FormulaEntry], index: TermIndex) -> list[RuleEntry]:
     """A rule governs the terms it names, and constrains the formulas that define them: of a
-    formula the document restates word for word (one name, one latex), the first statement only,
-    so a rule's links grow with the distinct formulas of its terms, not with the document (D95)."""
-    defined_by: dict[str, dict[tuple[str | None, str | None], str]] = {}
+    formula the document restates word for word (one name, one latex), the first in the order
+    given only, so a rule's links grow with the distinct formulas of its terms, not with the
+    document (D95). A formula without latex is its own: two of one name may differ."""
+    defined_by: dict[str, dict[object, str]] = {}
     for formula in formulas:
         if (term_id := _defined_term(formula, index)) is not None:
-            defined_by.setdefault(term_id, {}).setdefault((formula.name, formula.formula_latex), formula.formula_id)
+            same = formula.formula_id if formula.formula_latex is None else (formula.name, formula.formula_latex)
+            defined_by.setdefault(term_id, {}).setdefault(same, formula.formula_id)
     linked = []
     for rule in rules:
         text = " ".join(t for t in (rule.statement, rule.condition, rule.consequence, rule.provenance.span) if t)

@@ -83,3 +83,10 @@ def test_a_rule_links_a_formula_restated_word_for_word_once_and_each_distinct_on
     rule = c.RuleEntry(rule_id="r_1", rule_type="calculation", statement="PA dihitung per unit.", provenance=PROV)
     linked = link_rules([rule], [*restated, other_way], INDEX)[0]
     assert linked.formula_ids == ["f_pa0", "f_pa_other"]
+
+
+def test_formulas_of_one_name_without_latex_are_each_linked():
+    # A damaged text layer nulls the latex: two formulas named PA are then not known to be one.
+    unread = [c.FormulaEntry(formula_id=f"f_pa{n}", name="PA", provenance=PROV) for n in range(2)]
+    rule = c.RuleEntry(rule_id="r_1", rule_type="calculation", statement="PA dihitung per unit.", provenance=PROV)
+    assert link_rules([rule], unread, INDEX)[0].formula_ids == ["f_pa0", "f_pa1"]

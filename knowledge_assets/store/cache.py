@@ -1,6 +1,6 @@
 """The llm response cache's rows: what is stored under a set of keys, and one answer stored once.
 
-What a key covers and what an answer means belong to the llm package (`llm/cache.py`); this
+What a key covers and what an answer means belong to the llm package (`llm/response_cache.py`); this
 module only keeps the rows."""
 
 from __future__ import annotations

@@ -228,7 +228,8 @@ def failed_documents(events: Sequence[dg.DagsterEvent]) -> set[str]:
 
 
 def failed_checks(events: Sequence[dg.DagsterEvent]) -> list:
-    """The evaluations of the blocking checks that failed among a run's events."""
+    """The evaluations of the ERROR-severity checks that failed among a run's events (blocking or
+    not: `failed_documents` keeps the blocking ones)."""
     return [
         e.asset_check_evaluation_data
         for e in events

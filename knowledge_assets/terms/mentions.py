@@ -169,8 +169,10 @@ def with_defined_names(occurrences: list[Mention], defined: list[Mention]) -> li
     """The occurrences, with each name a definition gives counted where it gives it: the
     gazetteer cannot match a name written with markup (`*W<sub>max</sub>*`) or across a PDF's
     one-word lines, so a defined name replaces whatever occurrences overlap it."""
-    spans = {(m.chunk_id, m.start, m.end) for m in occurrences}
-    added = {(m.chunk_id, m.start, m.end): m for m in defined if (m.chunk_id, m.start, m.end) not in spans}
+    # Only the defined names' spans are held, not a set of every occurrence's (a million at 50 MB).
+    named = {(m.chunk_id, m.start, m.end): m for m in defined}
+    found = {span for m in occurrences if (span := (m.chunk_id, m.start, m.end)) in named}
+    added = {span: m for span, m in named.items() if span not in found}
     by_chunk: dict[str, list[Mention]] = {}
     for mention in added.values():
         by_chunk.setdefault(mention.chunk_id, []).append(mention)

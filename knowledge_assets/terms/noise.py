@@ -209,7 +209,8 @@ def screen(
             reason = verdicts[m.surface]
             if reason is None and term_key(m.surface) not in defined:
                 reason = _context_reason(m, texts[m.chunk_id], names[m.chunk_id], cited[m.chunk_id])
-        screened.append(m.judged(reason))
+        # A kept mention is itself again, not a copy: a long document's mentions are held once.
+        screened.append(m if reason == m.noise else m.judged(reason))
     return screened
 
 

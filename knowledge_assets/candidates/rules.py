@@ -118,7 +118,6 @@ _FENCE = re.compile(r"^\s*(?:```|~~~)(.*)$", re.MULTILINE)
 _ATTRIBUTES = re.compile(r"\s*\{:.*\}\s*$")  # a kramdown attribute line
 _EQUATION = re.compile(r"[^=<>!\s]\s*=\s*[^=\s]")
 _SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9(\"'*\[“])")
-_WORD_BEFORE_DOT = re.compile(r"(\S+)\.$")
 _ITEM_END = re.compile(r";\s*(?:dan|atau|and|or)\s*$")
 _WORD = re.compile(r"[^\s,;:()]+")
 
@@ -372,10 +371,11 @@ def mask_furniture(text: str, running: frozenset[str] = frozenset()) -> tuple[st
 
 
 def _ends_sentence(text: str, end: int) -> bool:
-    tail = text[:end].rstrip()
-    if not tail or tail[-1] not in _TERMINAL + _LEAD_IN + ";":
+    while end and text[end - 1].isspace():
+        end -= 1
+    if not end or text[end - 1] not in _TERMINAL + _LEAD_IN + ";":
         return False
-    return tail[-1] != "." or not _abbreviation(tail)
+    return text[end - 1] != "." or not _abbreviation(text, 0, end)
 
 
 def _ends_item(text: str, end: int) -> bool:
@@ -383,12 +383,18 @@ def _ends_item(text: str, end: int) -> bool:
     return bool(_ITEM_END.search(text, 0, end))
 
 
-def _abbreviation(text_to_dot: str) -> bool:
-    """Whether the full stop ending `text_to_dot` closes an abbreviation or an initial."""
-    word = _WORD_BEFORE_DOT.search(text_to_dot)
-    if not word:
+def _abbreviation(text: str, start: int, end: int) -> bool:
+    """Whether a full stop ending `text[start:end]` closes an abbreviation or an initial: the
+    word before it is read back from the stop, so a line's check costs its last word, not the
+    chunk before it."""
+    if end <= start or text[end - 1] != ".":
         return False
-    token = word.group(1).lstrip("(\"'")
+    first = end - 1
+    while first > start and not text[first - 1].isspace():
+        first -= 1
+    if first == end - 1:
+        return False  # a full stop with no word before it
+    token = text[first:end - 1].lstrip("(\"'")
     return token.casefold() in _cues().abbreviations or (len(token) == 1 and token.isalpha())
 
 
@@ -476,7 +482,7 @@ def _split_sentences(text: str, start: int, end: int) -> list[_Unit]:
     """One unit's lines cut at the sentence ends inside them (not after an abbreviation)."""
     units, cut = [], start
     for match in _SENTENCE_BREAK.finditer(text, start, end):
-        if not _abbreviation(text[cut:match.start()]):
+        if not _abbreviation(text, cut, match.start()):
             units.append(_unit(text, cut, match.start()))
             cut = match.end()
     units.append(_unit(text, cut, end))

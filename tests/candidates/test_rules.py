@@ -286,6 +286,21 @@ def test_sentences_split_after_a_full_stop_but_not_after_an_abbreviation():
     assert [text[u.body:u.end] for u in units] == ["Lihat No. 5 di atas.", "Apabila ragu, tanyakan."]
 
 
+@pytest.mark.parametrize(("text", "expected"), [
+    # the abbreviation is the line's last word, read back from its full stop
+    ("Use a gauge, e.g.\na digital caliper.", ["Use a gauge, e.g.\na digital caliper."]),
+    # an initial after an opening parenthesis is one too
+    ("Disetujui oleh (A.\nBudi) sebagai pengawas.", ["Disetujui oleh (A.\nBudi) sebagai pengawas."]),
+    # a full stop standing alone after a space closes no word: the sentence ends
+    ("Pompa dimatikan .\nKatup ditutup.", ["Pompa dimatikan .", "Katup ditutup."]),
+    # a sentence ending in an ordinary word ends, however long the text before it
+    ("Kata " * 2000 + "akhir.\nBaris baru.", ["Kata " * 2000 + "akhir.", "Baris baru."]),
+])
+def test_a_line_ends_its_sentence_unless_its_last_word_is_an_abbreviation(text, expected):
+    units = sentences(text)
+    assert [text[u.body:u.end] for u in units] == expected
+
+
 def test_every_part_is_a_verbatim_slice_of_its_chunk():
     text = ("(1) Dalam hal kapal tiba malam hari, maka pemeriksaan dilakukan\npagi berikutnya.\n"
             "Upon a restart (for any reason), the counter MUST be reset to zero.\n")

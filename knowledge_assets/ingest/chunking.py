@@ -5,6 +5,7 @@ across page furniture."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 from knowledge_assets.contracts import Chunk
 from knowledge_assets.ids import chunk_id
@@ -38,48 +39,49 @@ def _fit(block: Block, text: str, max_chars: int) -> list[Block]:
     return pieces
 
 
-def chunk_pages(doc_id: str, pages: list[PageBlocks], max_chars: int = DEFAULT_MAX_CHARS) -> list[Chunk]:
-    chunks: list[Chunk] = []
+def chunk_pages(doc_id: str, pages: list[PageBlocks], max_chars: int = DEFAULT_MAX_CHARS) -> Iterator[Chunk]:
+    """The chunks in reading order, each made as it is reached: a caller that writes them as
+    they come never holds a long document's chunks all at once."""
     path: tuple[str, ...] = ()
     section_no: str | None = None
+    seq = 0
 
-    def emit(page: PageBlocks, run: list[Block]) -> None:
+    def emit(page: PageBlocks, run: list[Block]) -> Chunk:
+        nonlocal seq
         start, end = run[0].start, run[-1].end
         latex = "\n".join(b.latex for b in run if b.latex) or None
-        seq = len(chunks)
-        chunks.append(
-            Chunk(
-                chunk_id=chunk_id(doc_id, seq),
-                seq=seq,
-                page=page.page,
-                page_no=page.page + 1,
-                section_no=section_no,
-                heading_path=list(path),
-                text=page.text[start:end],
-                latex=latex,
-                char_start=start,
-                char_end=end,
-            )
+        chunk = Chunk(
+            chunk_id=chunk_id(doc_id, seq),
+            seq=seq,
+            page=page.page,
+            page_no=page.page + 1,
+            section_no=section_no,
+            heading_path=list(path),
+            text=page.text[start:end],
+            latex=latex,
+            char_start=start,
+            char_end=end,
         )
+        seq += 1
+        return chunk
 
     for page in pages:
         run: list[Block] = []
         for block in page.blocks:
             if block.furniture:
                 if run:
-                    emit(page, run)
+                    yield emit(page, run)
                 run = []
                 continue
             if block.heading is not None:
                 if run:
-                    emit(page, run)
+                    yield emit(page, run)
                 run = []
                 path, section_no = block.heading.path, block.heading.section_no
             for piece in _fit(block, page.text, max_chars):
                 if run and piece.end - run[0].start > max_chars:
-                    emit(page, run)
+                    yield emit(page, run)
                     run = []
                 run.append(piece)
         if run:
-            emit(page, run)
-    return chunks
+            yield emit(page, run)

@@ -1,11 +1,12 @@
-"""One entry point from a registered document to its ParsedDocument."""
+"""One entry point from a registered document to its ParsedDocument, and its parts for a
+parse that writes the chunks as they are cut (`ingest.stage`)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from knowledge_assets.contracts import ParsedDocument, ParsedPage
+from knowledge_assets.contracts import PARSED_SCHEMA_VERSION, Chunk, ParsedDocument, ParsedPage
 from knowledge_assets.ingest import docx, html, markdown, mineru, pdf, plain, restructuredtext
 from knowledge_assets.ingest.blocks import PageBlocks
 from knowledge_assets.ingest.chunking import DEFAULT_MAX_CHARS, chunk_pages
@@ -44,21 +45,44 @@ def _refuse_nul_bytes(source: DocumentSource, pages: list[PageBlocks]) -> None:
             )
 
 
-def parse_document(source: DocumentSource, max_chars: int = DEFAULT_MAX_CHARS) -> ParsedDocument:
-    parse, version = _PARSERS[source.kind]
+def _parse_pages(source: DocumentSource) -> list[PageBlocks]:
+    parse, _ = _PARSERS[source.kind]
     pages = parse(source.path)
     if source.kind in _TEXT_KINDS:
         _refuse_nul_bytes(source, pages)
-    chunks = chunk_pages(source.doc_id, pages, max_chars=max_chars)
-    if not chunks:
+    return pages
+
+
+def _each_chunk(source: DocumentSource, pages: list[PageBlocks], max_chars: int) -> Iterator[Chunk]:
+    cut = 0
+    for cut, chunk in enumerate(chunk_pages(source.doc_id, pages, max_chars=max_chars), start=1):
+        yield chunk
+    if not cut:
         raise DocumentError(source.path, "no text found in the document")
-    return ParsedDocument(
-        doc_id=source.doc_id,
-        source_file=source.path.name,
-        content_sha256=source.content_sha256,
-        parser=source.kind,
-        parser_version=version,
-        page_count=len(pages),
-        pages=[ParsedPage(page=p.page, page_no=p.page + 1, text=p.text) for p in pages],
-        chunks=chunks,
-    )
+
+
+def read_document(
+    source: DocumentSource, max_chars: int = DEFAULT_MAX_CHARS
+) -> tuple[dict[str, str | int], list[ParsedPage], Iterator[Chunk]]:
+    """The document's ParsedDocument fields but its pages and chunks, its pages, and its chunks
+    cut one at a time as they are asked for (a document without one is refused once they are
+    done). Only the chunks' iterator holds the parser's blocks, so they go when it ends: a
+    caller that writes the chunks as they come holds neither every chunk nor the blocks when it
+    writes the pages."""
+    pages = _parse_pages(source)
+    header = {
+        "doc_id": source.doc_id,
+        "source_file": source.path.name,
+        "content_sha256": source.content_sha256,
+        "parser": source.kind,
+        "parser_version": _PARSERS[source.kind][1],
+        "schema_version": PARSED_SCHEMA_VERSION,
+        "page_count": len(pages),
+    }
+    page_models = [ParsedPage(page=p.page, page_no=p.page + 1, text=p.text) for p in pages]
+    return header, page_models, _each_chunk(source, pages, max_chars)
+
+
+def parse_document(source: DocumentSource, max_chars: int = DEFAULT_MAX_CHARS) -> ParsedDocument:
+    header, pages, chunks = read_document(source, max_chars)
+    return ParsedDocument(**header, pages=pages, chunks=list(chunks))

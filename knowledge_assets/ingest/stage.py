@@ -4,18 +4,41 @@ from __future__ import annotations
 
 import hashlib
 import statistics
-from dataclasses import replace
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field, replace
+from typing import Any
 
-from knowledge_assets.contracts import ParsedDocument
+from knowledge_assets.contracts import Chunk
 from knowledge_assets.ingest.document_error import DocumentError
-from knowledge_assets.ingest.parse import parse_document
+from knowledge_assets.ingest.parse import read_document
 from knowledge_assets.store.held import drop_cached_pages
 from knowledge_assets.store.parsed import write_parsed
 from knowledge_assets.store.protocol import Store
 from knowledge_assets.store.registry import holds_its_path, latest_source, path_holder, register
 
+# The chunks a parse report keeps whole, for the asset's preview.
+PREVIEW_CHUNKS = 8
 
-def parse_registered(store: Store, doc_id: str) -> ParsedDocument:
+
+@dataclass
+class ParseReport:
+    """What a parse wrote, for the asset's metadata: the document's header, each chunk's length
+    and the first chunks, not every chunk (for a long document, the whole text again)."""
+
+    header: dict[str, Any]
+    chunk_chars: list[int] = field(default_factory=list)
+    first_chunks: list[Chunk] = field(default_factory=list)
+
+    def noting(self, chunks: Iterable[Chunk]) -> Iterator[Chunk]:
+        """`chunks`, passed on one at a time as each is noted."""
+        for chunk in chunks:
+            self.chunk_chars.append(len(chunk.text))
+            if len(self.first_chunks) < PREVIEW_CHUNKS:
+                self.first_chunks.append(chunk)
+            yield chunk
+
+
+def parse_registered(store: Store, doc_id: str) -> ParseReport:
     """Parses the doc_id's current file and replaces its parsed rows.
 
     A file edited since it was registered is parsed as it is now and recorded as a new
@@ -35,14 +58,16 @@ def parse_registered(store: Store, doc_id: str) -> ParsedDocument:
     sha = hashlib.sha256(source.path.read_bytes()).hexdigest()
     if sha != source.content_sha256:
         source = register(store, replace(source, content_sha256=sha)).source
-    parsed = parse_document(source)
-    write_parsed(store, parsed)
+    header, pages, chunks = read_document(source)
+    report = ParseReport(header)
+    # The chunks are cut as the store writes them, never all held (D10X).
+    write_parsed(store, header, pages, report.noting(chunks))
     drop_cached_pages(store)
-    return parsed
+    return report
 
 
-def chunk_size_summary(parsed: ParsedDocument) -> dict[str, float]:
-    sizes = [len(c.text) for c in parsed.chunks]
+def chunk_size_summary(report: ParseReport) -> dict[str, float]:
+    sizes = report.chunk_chars
     return {
         "chunk_chars_min": min(sizes),
         "chunk_chars_median": statistics.median(sizes),

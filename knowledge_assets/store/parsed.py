@@ -6,9 +6,9 @@ the page text, which for a text file is the whole file again."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime, timezone
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from knowledge_assets.contracts import Chunk, ParsedDocument, ParsedPage
 from knowledge_assets.store.protocol import Store
@@ -22,17 +22,34 @@ _PAGES_SQL = f"SELECT {column_list('parsed_pages', 'doc_id')} FROM parsed_pages 
 _CHUNKS_SQL = f"SELECT {column_list('parsed_chunks', 'doc_id')} FROM parsed_chunks WHERE doc_id = ? ORDER BY seq"
 
 
-def write_parsed(store: Store, parsed: ParsedDocument) -> None:
-    header = parsed.model_dump(exclude={"pages", "chunks"})
-    header |= {"chunk_count": len(parsed.chunks), "parsed_at": datetime.now(timezone.utc).replace(tzinfo=None)}
+def write_parsed(store: Store, header: dict[str, Any], pages: Iterable[ParsedPage], chunks: Iterable[Chunk]) -> None:
+    """Replaces the document's parsed rows by `header` (a ParsedDocument's fields but its pages
+    and chunks), its pages and its chunks.
+
+    `chunks` may be a generator that cuts them as the store asks: the store inserts a table's
+    rows a batch at a time, so a long document's chunks are then never all held, as models or
+    as rows. The tables are written in this order: the chunks first, while the page text is
+    the only large thing held (the page row of a text file is the whole file, and DuckDB's
+    copies of it would sit under every chunk batch), then the pages, then the header, which
+    counts the chunks once they are all written."""
+    doc_id = header["doc_id"]
+    chunk_count = 0
+
+    def chunk_rows() -> Iterator[dict[str, Any]]:
+        nonlocal chunk_count
+        for chunk in chunks:
+            chunk_count += 1
+            yield {"doc_id": doc_id, **chunk.model_dump()}
+
+    def header_row() -> Iterator[dict[str, Any]]:
+        yield header | {"chunk_count": chunk_count, "parsed_at": datetime.now(timezone.utc).replace(tzinfo=None)}
+
     store.replace_partition(
-        parsed.doc_id,
+        doc_id,
         {
-            "parsed_documents": [header],
-            # Generators: the store inserts them a batch at a time, so a long document's rows are
-            # never all held as dicts beside its models.
-            "parsed_pages": ({"doc_id": parsed.doc_id, **p.model_dump()} for p in parsed.pages),
-            "parsed_chunks": ({"doc_id": parsed.doc_id, **c.model_dump()} for c in parsed.chunks),
+            "parsed_chunks": chunk_rows(),
+            "parsed_pages": ({"doc_id": doc_id, **page.model_dump()} for page in pages),
+            "parsed_documents": header_row(),
         },
     )
 

@@ -65,7 +65,7 @@ def test_sample_markdown_sections(sample_markdown):
 def test_a_long_section_splits_on_paragraph_boundaries_under_the_cap():
     paragraphs = [f"Paragraph {i} " + "kata " * 40 for i in range(30)]
     text = "## 1. Long\n\n" + "\n\n".join(paragraphs) + "\n"
-    chunks = chunk_pages("D", blocks_from_markdown(text), max_chars=600)
+    chunks = list(chunk_pages("D", blocks_from_markdown(text), max_chars=600))
     assert len(chunks) > 1
     assert all(c.section_no == "1" and len(c.text) <= 600 for c in chunks)
     assert all(c.text.rstrip().endswith("kata") for c in chunks)  # cut between paragraphs
@@ -74,7 +74,7 @@ def test_a_long_section_splits_on_paragraph_boundaries_under_the_cap():
 
 def test_a_single_overlong_line_is_cut_at_spaces_and_loses_no_text():
     text = "## 1. One line\n\n" + " ".join(f"w{i}" for i in range(2000)) + "\n"
-    chunks = chunk_pages("D", blocks_from_markdown(text), max_chars=500)
+    chunks = list(chunk_pages("D", blocks_from_markdown(text), max_chars=500))
     assert all(len(c.text) <= 500 for c in chunks)
     assert [w for w in " ".join(c.text for c in chunks).split() if w.startswith("w")] == [
         f"w{i}" for i in range(2000)
@@ -84,6 +84,6 @@ def test_a_single_overlong_line_is_cut_at_spaces_and_loses_no_text():
 def test_a_long_paragraph_is_cut_where_a_line_ends_a_sentence():
     items = [f"{i}. Istilah {i} adalah kata yang\nmenjelaskan hal nomor {i} dengan rinci." for i in range(1, 40)]
     text = "## 1. Ketentuan\n\n" + "\n".join(items) + "\n"
-    chunks = chunk_pages("D", blocks_from_markdown(text), max_chars=500)
+    chunks = list(chunk_pages("D", blocks_from_markdown(text), max_chars=500))
     assert len(chunks) > 1 and all(len(c.text) <= 500 for c in chunks)
     assert all(c.text.rstrip().endswith("rinci.") for c in chunks)

@@ -21,6 +21,10 @@ from knowledge_assets.store.schema import TABLES
 from tests.conftest import PROJECT_ROOT, SAMPLE_MARKDOWN
 
 
+def _write(store, parsed):
+    write_parsed(store, parsed.model_dump(exclude={"pages", "chunks"}), parsed.pages, parsed.chunks)
+
+
 def _page_rows(doc_id, n):
     return [{"doc_id": doc_id, "page": i, "page_no": i + 1, "text": f"{doc_id} page {i}"} for i in range(n)]
 
@@ -59,7 +63,7 @@ def test_a_few_rows_as_a_values_list_reach_the_table_as_a_dataframe_writes_them(
     # and through VALUES lists (every batch is): nested lists, NULLs and numbers read back alike.
     parsed = parse_document(identify(SAMPLE_MARKDOWN))
     monkeypatch.setattr(database, "_VALUES_MAX_ROWS", values_max_rows)
-    write_parsed(store, parsed)
+    _write(store, parsed)
     assert load_parsed(store, parsed.doc_id) == parsed
     rows = [{"doc_id": "A", "page": 0, "page_no": 3, "text": "x"}, {"doc_id": "A", "page": 1, "page_no": 7, "text": ""}]
     store.replace_partition("A", {"parsed_pages": rows})
@@ -73,13 +77,13 @@ def test_rows_with_missing_or_extra_columns_are_refused(store):
 
 def test_parsed_document_round_trips_with_real_list_columns(store):
     parsed = parse_document(identify(SAMPLE_MARKDOWN))
-    write_parsed(store, parsed)
+    _write(store, parsed)
     assert load_parsed(store, parsed.doc_id) == parsed
 
 
 def test_chunks_read_alone_and_across_batches_are_the_documents_chunks_in_order(store, monkeypatch):
     parsed = parse_document(identify(SAMPLE_MARKDOWN))
-    write_parsed(store, parsed)
+    _write(store, parsed)
     monkeypatch.setattr("knowledge_assets.store.rows._FETCH_BATCH_ROWS", 2)  # the sample's chunks span several fetches
     assert len(parsed.chunks) > 2
     assert load_chunks(store, parsed.doc_id) == parsed.chunks

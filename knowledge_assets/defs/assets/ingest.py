@@ -6,16 +6,14 @@ from knowledge_assets.defs.partitions import documents
 from knowledge_assets.defs.resources import KnowledgeStore
 from knowledge_assets.ingest.document_error import DocumentError
 from knowledge_assets.ingest.parse import parser_versions
-from knowledge_assets.ingest.stage import chunk_size_summary, parse_registered
+from knowledge_assets.ingest.stage import PREVIEW_CHUNKS, ParseReport, chunk_size_summary, parse_registered
 from knowledge_assets.store.protocol import Store
 
-_PREVIEW_CHUNKS = 8
 
-
-def _preview(parsed) -> dg.MetadataValue:
+def _preview(report: ParseReport) -> dg.MetadataValue:
     return preview_table([{"chunk_id": chunk.chunk_id, "page_no": chunk.page_no, "section_no": chunk.section_no,
-                           "chars": len(chunk.text), "text": chunk.text} for chunk in parsed.chunks],
-                         _PREVIEW_CHUNKS, cell_chars=80)
+                           "chars": len(chunk.text), "text": chunk.text} for chunk in report.first_chunks],
+                         PREVIEW_CHUNKS, cell_chars=80)
 
 
 @dg.asset(
@@ -40,19 +38,20 @@ def parsed_chunks(context: dg.AssetExecutionContext, knowledge_store: KnowledgeS
 
 def _parse(store: Store, doc_id: str) -> dg.MaterializeResult:
     with failing_the_document(DocumentError):
-        parsed = parse_registered(store, doc_id)
+        report = parse_registered(store, doc_id)
+    header = report.header
     return dg.MaterializeResult(
         metadata={
-            "dagster/row_count": len(parsed.chunks),
-            "pages": parsed.page_count,
-            "chunks": len(parsed.chunks),
-            **chunk_size_summary(parsed),
-            "source_file": parsed.source_file,
-            "content_sha256": parsed.content_sha256,
-            "parser": f"{parsed.parser} {parsed.parser_version}",
+            "dagster/row_count": len(report.chunk_chars),
+            "pages": header["page_count"],
+            "chunks": len(report.chunk_chars),
+            **chunk_size_summary(report),
+            "source_file": header["source_file"],
+            "content_sha256": header["content_sha256"],
+            "parser": f"{header['parser']} {header['parser_version']}",
             "table": "parsed_chunks",
             "database": store_value(store),
-            "preview": _preview(parsed),
+            "preview": _preview(report),
         }
     )
 

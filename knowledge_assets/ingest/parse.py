@@ -63,12 +63,12 @@ def _each_chunk(source: DocumentSource, pages: list[PageBlocks], max_chars: int)
 
 def read_document(
     source: DocumentSource, max_chars: int = DEFAULT_MAX_CHARS
-) -> tuple[dict[str, str | int], list[ParsedPage], Iterator[Chunk]]:
-    """The document's ParsedDocument fields but its pages and chunks, its pages, and its chunks
+) -> tuple[dict[str, str | int], Iterator[ParsedPage], Iterator[Chunk]]:
+    """The document's ParsedDocument fields but its pages and chunks; its pages; and its chunks,
     cut one at a time as they are asked for (a document without one is refused once they are
-    done). Only the chunks' iterator holds the parser's blocks, so they go when it ends: a
-    caller that writes the chunks as they come holds neither every chunk nor the blocks when it
-    writes the pages."""
+    done). Only the two iterators hold the parsed text, so it goes when both have ended: a
+    caller that writes the pages and then the chunks as they come holds neither every chunk nor
+    the text once they are written."""
     pages = _parse_pages(source)
     header = {
         "doc_id": source.doc_id,
@@ -79,10 +79,10 @@ def read_document(
         "schema_version": PARSED_SCHEMA_VERSION,
         "page_count": len(pages),
     }
-    page_models = [ParsedPage(page=p.page, page_no=p.page + 1, text=p.text) for p in pages]
+    page_models = (ParsedPage(page=p.page, page_no=p.page + 1, text=p.text) for p in pages)
     return header, page_models, _each_chunk(source, pages, max_chars)
 
 
 def parse_document(source: DocumentSource, max_chars: int = DEFAULT_MAX_CHARS) -> ParsedDocument:
     header, pages, chunks = read_document(source, max_chars)
-    return ParsedDocument(**header, pages=pages, chunks=list(chunks))
+    return ParsedDocument(**header, pages=list(pages), chunks=list(chunks))

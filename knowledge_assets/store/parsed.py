@@ -26,12 +26,12 @@ def write_parsed(store: Store, header: dict[str, Any], pages: Iterable[ParsedPag
     """Replaces the document's parsed rows by `header` (a ParsedDocument's fields but its pages
     and chunks), its pages and its chunks.
 
-    `chunks` may be a generator that cuts them as the store asks: the store inserts a table's
-    rows a batch at a time, so a long document's chunks are then never all held, as models or
-    as rows. The tables are written in this order: the chunks first, while the page text is
-    the only large thing held (the page row of a text file is the whole file, and DuckDB's
-    copies of it would sit under every chunk batch), then the pages, then the header, which
-    counts the chunks once they are all written."""
+    `pages` and `chunks` may be generators (`ingest.parse.read_document`): the store inserts a
+    table's rows a batch at a time, in the order given here, so a long document's chunks are
+    never all held, as models or as rows. The pages go first, while nothing else of the
+    document is held (a text file's page row is the whole file, and DuckDB copies it several
+    times over while inserting it); then the chunks, once the page text's own holders can let it
+    go, before the commit; then the header, which counts the chunks written before it."""
     doc_id = header["doc_id"]
     chunk_count = 0
 
@@ -47,8 +47,8 @@ def write_parsed(store: Store, header: dict[str, Any], pages: Iterable[ParsedPag
     store.replace_partition(
         doc_id,
         {
-            "parsed_chunks": chunk_rows(),
             "parsed_pages": ({"doc_id": doc_id, **page.model_dump()} for page in pages),
+            "parsed_chunks": chunk_rows(),
             "parsed_documents": header_row(),
         },
     )

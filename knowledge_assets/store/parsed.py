@@ -1,4 +1,4 @@
-"""Writes a ParsedDocument as the partition's rows and reads it back for later stages.
+"""Writes a parsed document as the partition's rows and reads it back for later stages.
 
 Rows are read back straight into their models a batch at a time, without a list of every
 row as a dict beside them; the extraction stages read the chunks alone (`load_chunks`), not
@@ -28,10 +28,11 @@ def write_parsed(store: Store, header: dict[str, Any], pages: Iterable[ParsedPag
 
     `pages` and `chunks` may be generators (`ingest.parse.read_document`): the store inserts a
     table's rows a batch at a time, in the order given here, so a long document's chunks are
-    never all held, as models or as rows. The pages go first, while nothing else of the
-    document is held (a text file's page row is the whole file, and DuckDB copies it several
-    times over while inserting it); then the chunks, once the page text's own holders can let it
-    go, before the commit; then the header, which counts the chunks written before it."""
+    never all held, as models or as rows. The pages go first, while the document holds nothing
+    else (a text file's page row is the whole file, and DuckDB makes several copies of it while
+    inserting it); the chunks next, after which no generator holds the page text, so it is let
+    go before the commit, where DuckDB copies the transaction's rows again; the header last, so
+    it counts the chunks written before it."""
     doc_id = header["doc_id"]
     chunk_count = 0
 

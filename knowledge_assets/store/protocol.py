@@ -62,7 +62,9 @@ class Store(Protocol):
         appends: dict[str, Iterable[dict[str, Any]]] | None = None,
     ) -> None:
         """Exactly this document's rows in each table replaced, in one transaction; `scope`
-        narrows a table's replacement, `appends` adds history rows in the same transaction."""
+        narrows a table's replacement, `appends` adds history rows in the same transaction.
+        The tables' rows are taken in `rows_by_table`'s order (`store.parsed.write_parsed`'s
+        header counts the chunks taken before it)."""
 
     def replace_partitions(
         self,

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 # Where `str.splitlines` ends a line, so a line here is a line there.
@@ -32,9 +32,12 @@ class Block:
 
 @dataclass
 class PageBlocks:
+    """A page's text and its blocks in reading order; a plain text's blocks are found as they
+    are read (`ingest.plain`), so they are read once, the pages in order."""
+
     page: int
     text: str
-    blocks: list[Block] = field(default_factory=list)
+    blocks: Iterable[Block] = field(default_factory=list)
 
 
 def decode_utf8(data: bytes, origin: str) -> str:

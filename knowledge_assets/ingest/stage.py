@@ -60,7 +60,7 @@ def parse_registered(store: Store, doc_id: str) -> ParseReport:
         source = register(store, replace(source, content_sha256=sha)).source
     header, pages, chunks = read_document(source)
     report = ParseReport(header)
-    # The chunks are cut as the store writes them, never all held (D10X).
+    # The chunks are cut as the store writes them, never all held (D102).
     write_parsed(store, header, pages, report.noting(chunks))
     drop_cached_pages(store)
     return report

@@ -3,11 +3,13 @@
 import dagster as dg
 import pytest
 
+from knowledge_assets.defs.assets import terms
 from knowledge_assets.defs.assets.ingest import parsed_chunks
-from knowledge_assets.defs.assets.terms import term_clusters
+from knowledge_assets.defs.assets.terms import _cluster, term_clusters
 from knowledge_assets.defs.resources import KnowledgeStore
 from knowledge_assets.ids import term_id
 from knowledge_assets.ingest.documents import identify
+from knowledge_assets.ingest.stage import parse_registered
 from knowledge_assets.store.database import DuckDBStore
 from knowledge_assets.store.registry import register
 from knowledge_assets.terms.store import load_clusters
@@ -79,3 +81,27 @@ def test_a_document_without_gold_gets_no_e1(tmp_path, instance):
     meta = term_metadata(result)
     assert "e1_term_filter_recall" not in meta
     assert [c.canonical for c in load_clusters(store, doc_id)] == ["Fill Factor"]
+
+
+def test_a_long_document_is_read_and_written_on_connections_of_its_own_and_its_rows_are_the_same(
+    tmp_path, monkeypatch
+):
+    store = DuckDBStore(tmp_path / "k.duckdb")
+    doc_id = register(store, identify(SAMPLE_PDF)).source.doc_id
+    parse_registered(store, doc_id)
+
+    def rows() -> list[list[dict[str, object]]]:
+        return [store.fetch(f"SELECT * FROM {table} ORDER BY ALL")
+                for table in ("term_mentions", "term_clusters", "definition_candidates")]
+
+    releases: list[DuckDBStore] = []
+    release = DuckDBStore.released
+    monkeypatch.setattr(DuckDBStore, "released", lambda self: releases.append(self) or release(self))
+    with store.session():
+        _cluster(store, doc_id)
+        assert releases == []  # a short document keeps the session's connection (D78)
+        short = rows()
+        monkeypatch.setattr(terms, "_LONG_DOCUMENT_CHUNKS", 1)
+        _cluster(store, doc_id)
+        assert releases == [store, store]  # once after the read, once around the write
+        assert rows() == short

@@ -1,5 +1,7 @@
 """Assets of the term funnel."""
 
+from contextlib import nullcontext
+
 import dagster as dg
 
 from knowledge_assets.candidates.definition_scorer import committed_scorer_version
@@ -18,6 +20,13 @@ from knowledge_assets.terms.funnel import FUNNEL_VERSION, TermFunnel, run_term_f
 from knowledge_assets.terms.store import write_terms
 
 _PREVIEW_CLUSTERS = 15
+# From this many chunks (about 2.5 MB of text) the document is read, and its rows written, on
+# connections closed right after: DuckDB's allocator keeps what a long read or write took until
+# the connection closes, beside the funnel's own memory and every later stage's (a 50 MB text:
+# ~155 MiB after reading it back, ~100 MiB after writing its million mentions), and its count
+# of cached blocks, which `drop_cached_pages` reads, does not see it. A close and an open cost
+# ~40 ms, a short document's stage keeps the session's connection (D78).
+_LONG_DOCUMENT_CHUNKS = 2_000
 
 
 def _preview(funnel: TermFunnel) -> dg.MetadataValue:
@@ -55,9 +64,14 @@ def _cluster(store: Store, doc_id: str) -> dg.MaterializeResult:
         parsed = load_parsed(store, doc_id)
         if parsed is None:
             raise MissingUpstream.parsed_document(doc_id)
+    long_document = len(parsed.chunks) >= _LONG_DOCUMENT_CHUNKS
+    if long_document:
+        with store.released():
+            pass
     funnel = run_term_funnel(parsed)
     del parsed  # a text file's page is the whole file again: not held through the write
-    write_terms(store, funnel)
+    with store.released() if long_document else nullcontext():
+        write_terms(store, funnel)
     drop_cached_pages(store)
     clusters = len(funnel.clusters)
     return dg.MaterializeResult(

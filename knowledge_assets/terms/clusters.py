@@ -39,7 +39,7 @@ from rapidfuzz import fuzz
 from knowledge_assets.candidates.packs import cues
 from knowledge_assets.contracts import Chunk, Provenance
 from knowledge_assets.ids import term_id
-from knowledge_assets.terms.mentions import Mention
+from knowledge_assets.terms.mentions import Mention, in_reading_order
 from knowledge_assets.terms.tokens import collapse, is_acronym, key_words, plain_name, term_key
 
 _SPELLING_RATIO = 90
@@ -72,7 +72,7 @@ def cluster_mentions(
 ) -> tuple[list[TermCluster], list[Mention]]:
     """Clusters of the kept mentions, ranked, and the mentions stamped with their term_id."""
     order = {chunk.chunk_id: chunk.seq for chunk in chunks}
-    mentions = sorted(mentions, key=lambda m: (order[m.chunk_id], m.start))
+    mentions = in_reading_order(mentions, order)
     by_key: dict[str, list[Mention]] = defaultdict(list)
     for mention in mentions:
         by_key[term_key(mention.surface)].append(mention)
@@ -122,7 +122,7 @@ def _draft(
     chunks: dict[str, Chunk],
     order: dict[str, int],
 ) -> TermCluster:
-    mentions = sorted(mentions, key=lambda m: (order[m.chunk_id], m.start))
+    mentions = in_reading_order(mentions, order)
     # Counter keeps first-seen order and mentions are in document order, so a stable sort by
     # count leaves ties in the order the document first uses them. Each spelling is
     # collapsed once, in the order it is first used, which keeps that order.

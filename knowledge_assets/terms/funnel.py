@@ -11,12 +11,13 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, replace
+from itertools import chain
 
 from knowledge_assets.candidates.model import Candidate
 from knowledge_assets.contracts import Chunk, ParsedDocument, ParsedPage
 from knowledge_assets.terms.clusters import TermCluster, cluster_mentions
 from knowledge_assets.terms.discovery import discover
-from knowledge_assets.terms.mentions import Mention, find_occurrences, with_defined_names
+from knowledge_assets.terms.mentions import Mention, find_occurrences, in_reading_order, with_defined_names
 from knowledge_assets.terms.noise import screen
 from knowledge_assets.terms.section_titles import section_titles
 from knowledge_assets.terms.tokens import chunk_words
@@ -77,7 +78,7 @@ def run_term_funnel(parsed: ParsedDocument) -> TermFunnel:
                   for m in clustered if m.term_id in titles]
         clustered = [m for m in clustered if m.term_id not in titles]
     order = {chunk.chunk_id: chunk.seq for chunk in chunks}
-    mentions = sorted(noise + clustered, key=lambda m: (order[m.chunk_id], m.start))
+    mentions = in_reading_order(chain(noise, clustered), order)
     return TermFunnel(parsed.doc_id, parsed.page_count, mentions, clusters, found.definitions)
 
 

@@ -8,8 +8,10 @@ document uses them, not by how often a pattern happened to fire.
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterable
+from collections import defaultdict
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from operator import attrgetter
 from typing import Literal, get_args
 
 from knowledge_assets.contracts import Chunk
@@ -61,6 +63,17 @@ class Mention:
     def joined(self, term_id: str) -> Mention:
         """This mention stamped with the cluster it joined."""
         return Mention(self.chunk_id, self.start, self.end, self.surface, self.kind, self.noise, term_id)
+
+
+def in_reading_order(mentions: Iterable[Mention], order: Mapping[str, int]) -> list[Mention]:
+    """The mentions by their chunk's place (`order`: chunk_id → seq), then start, mentions at
+    one place in the order given: what sorting by `(order[chunk_id], start)` gives, without a
+    key tuple for each mention beside it (a 50 MB text has a million, 64 MiB of keys)."""
+    by_chunk: dict[str, list[Mention]] = defaultdict(list)
+    for mention in mentions:
+        by_chunk[mention.chunk_id].append(mention)
+    start = attrgetter("start")
+    return [m for chunk_id in sorted(by_chunk, key=order.__getitem__) for m in sorted(by_chunk[chunk_id], key=start)]
 
 
 def find_occurrences(

@@ -1,6 +1,8 @@
 """Counting every occurrence of the candidate surfaces."""
 
-from knowledge_assets.terms.mentions import Mention, find_occurrences
+import random
+
+from knowledge_assets.terms.mentions import Mention, find_occurrences, in_reading_order
 from tests.terms.conftest import chunk
 
 
@@ -35,3 +37,14 @@ def test_every_surface_is_the_verbatim_chunk_text():
     piece = chunk("Physical of Availability (PA) dan Physical  of\nAvailability")
     for m in find_occurrences([piece], [Mention.at(piece, 0, 24, "long_form")]):
         assert piece.text[m.start : m.end] == m.surface
+
+
+def test_reading_order_is_the_sort_by_chunk_place_then_start_ties_kept_in_the_order_given():
+    order = {"c-late": 2, "c-early": 0, "c-mid": 1}
+    mentions = [Mention(chunk_id, start, start + 3, f"w{n}", "occurrence")
+                for n, (chunk_id, start) in enumerate((c, s) for c in order for s in (40, 7, 7, 0, 19))]
+    random.Random(31).shuffle(mentions)
+    by_key = sorted(mentions, key=lambda m: (order[m.chunk_id], m.start))
+    assert in_reading_order(mentions, order) == by_key
+    assert [(m.chunk_id, m.start) for m in by_key[:5]] == [("c-early", 0), ("c-early", 7), ("c-early", 7),
+                                                          ("c-early", 19), ("c-early", 40)]

@@ -47,6 +47,13 @@ def drop_cached_pages(store: Store, limit_bytes: int = CACHED_PAGES_LIMIT_BYTES)
     cached = store.cached_page_bytes()
     if cached == 0 or cached < limit_bytes:
         return False
+    reopen_connection(store)
+    return True
+
+
+def reopen_connection(store: Store) -> None:
+    """Closes the session's connection and opens it again (nothing outside a session), whatever
+    it holds: DuckDB's allocator keeps what a long read took until the connection closes, and
+    its count of cached blocks (`drop_cached_pages`) does not see it (D103)."""
     with store.released():
         pass
-    return True

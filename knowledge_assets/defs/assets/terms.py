@@ -13,7 +13,7 @@ from knowledge_assets.defs.partitions import documents
 from knowledge_assets.defs.resources import KnowledgeStore
 from knowledge_assets.errors import MissingUpstream
 from knowledge_assets.evaluation.term_scores import compression, funnel_gold_scores
-from knowledge_assets.store.held import drop_cached_pages
+from knowledge_assets.store.held import drop_cached_pages, reopen_connection
 from knowledge_assets.store.parsed import load_parsed
 from knowledge_assets.store.protocol import Store
 from knowledge_assets.terms.funnel import FUNNEL_VERSION, TermFunnel, run_term_funnel
@@ -66,8 +66,7 @@ def _cluster(store: Store, doc_id: str) -> dg.MaterializeResult:
             raise MissingUpstream.parsed_document(doc_id)
     long_document = len(parsed.chunks) >= _LONG_DOCUMENT_CHUNKS
     if long_document:
-        with store.released():
-            pass
+        reopen_connection(store)
     funnel = run_term_funnel(parsed)
     del parsed  # a text file's page is the whole file again: not held through the write
     with store.released() if long_document else nullcontext():

@@ -8,7 +8,7 @@ empty list, never a guess. Dangle counts are reported, not hidden.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from knowledge_assets.contracts import DomainContext, FormulaEntry, GlossaryEntry, RuleEntry
@@ -112,23 +112,22 @@ def link_glossary(entries: list[GlossaryEntry], formulas: list[FormulaEntry], in
     return [e.model_copy(update={"defining_formula_id": defining.get(e.term_id)}) for e in entries]
 
 
-def link_rules(rules: list[RuleEntry], formulas: list[FormulaEntry], index: TermIndex) -> list[RuleEntry]:
+def link_rules(rules: Iterable[RuleEntry], formulas: list[FormulaEntry], index: TermIndex) -> Iterator[RuleEntry]:
     """A rule governs the terms it names, and constrains the formulas that define them: of a
     formula the document restates word for word (one name, one latex), the first in the order
     given only, so a rule's links grow with the distinct formulas of its terms, not with the
-    document (D95). A formula without latex is its own: two of one name may differ."""
+    document (D95). A formula without latex is its own: two of one name may differ.
+    Each rule is linked as it is drawn, by the write that stores it (D10X)."""
     defined_by: dict[str, dict[object, str]] = {}
     for formula in formulas:
         if (term_id := _defined_term(formula, index)) is not None:
             same = formula.formula_id if formula.formula_latex is None else (formula.name, formula.formula_latex)
             defined_by.setdefault(term_id, {}).setdefault(same, formula.formula_id)
-    linked = []
     for rule in rules:
         text = " ".join(t for t in (rule.statement, rule.condition, rule.consequence, rule.provenance.span) if t)
         term_ids = index.mentioned_in(text)
         formula_ids = list(dict.fromkeys(f for t in term_ids for f in defined_by.get(t, {}).values()))
-        linked.append(rule.model_copy(update={"term_ids": term_ids, "formula_ids": formula_ids}))
-    return linked
+        yield rule.model_copy(update={"term_ids": term_ids, "formula_ids": formula_ids})
 
 
 def link_domain(domain: DomainContext, index: TermIndex) -> DomainContext:

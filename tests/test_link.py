@@ -58,7 +58,7 @@ def test_glossary_gets_its_defining_formula_and_rules_their_terms_and_formulas()
         statement="Production yang digunakan dalam perhitungan adalah produksi hasil joint survey.",
         provenance=PROV,
     )
-    linked = link_rules([rule], formulas, INDEX)[0]
+    linked, = link_rules([rule], formulas, INDEX)
     assert linked.term_ids == ["t_prod", "t_js"] and linked.formula_ids == ["f_prod"]
 
 
@@ -81,7 +81,7 @@ def test_a_rule_links_a_formula_restated_word_for_word_once_and_each_distinct_on
     ]
     other_way = c.FormulaEntry(formula_id="f_pa_other", name="PA", formula_latex="PA = 1 - BD / MOHH", provenance=PROV)
     rule = c.RuleEntry(rule_id="r_1", rule_type="calculation", statement="PA dihitung per unit.", provenance=PROV)
-    linked = link_rules([rule], [*restated, other_way], INDEX)[0]
+    linked, = link_rules([rule], [*restated, other_way], INDEX)
     assert linked.formula_ids == ["f_pa0", "f_pa_other"]
 
 
@@ -89,4 +89,4 @@ def test_formulas_of_one_name_without_latex_are_each_linked():
     # A damaged text layer nulls the latex: two formulas named PA are then not known to be one.
     unread = [c.FormulaEntry(formula_id=f"f_pa{n}", name="PA", provenance=PROV) for n in range(2)]
     rule = c.RuleEntry(rule_id="r_1", rule_type="calculation", statement="PA dihitung per unit.", provenance=PROV)
-    assert link_rules([rule], unread, INDEX)[0].formula_ids == ["f_pa0", "f_pa1"]
+    assert next(link_rules([rule], unread, INDEX)).formula_ids == ["f_pa0", "f_pa1"]

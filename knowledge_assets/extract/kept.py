@@ -12,7 +12,7 @@ experts' decisions stay attached; a later run whose calls are answered replaces 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from knowledge_assets import contracts as c
@@ -27,9 +27,11 @@ KEPT_FIGURE = "kept_from_earlier_run"
 
 @dataclass(frozen=True)
 class Kept:
-    """The entities of one write, and the ids among them that an earlier run produced."""
+    """The entities of one write, and the ids among them that an earlier run produced. Formulas
+    and rules are drawn once, as they are written (`keep_by_chunk`): their `ids` are complete
+    once the entities are exhausted."""
 
-    entities: list
+    entities: Iterable
     ids: list[str]
 
 
@@ -76,15 +78,27 @@ def keep_terms(entries: Sequence[c.GlossaryEntry], earlier: EarlierResult, unans
     return Kept(result, ids)
 
 
-def keep_by_chunk(entities: Sequence, earlier: EarlierResult, unanswered: set[str], chunks: dict[str, c.Chunk],
+def keep_by_chunk(entities: Iterable, earlier: EarlierResult, unanswered: set[str], chunks: dict[str, c.Chunk],
                   id_field: str) -> Kept:
-    """This run's formulas or rules, and the earlier run's from the chunks whose call failed
-    (one whose id this run produced again is this run's)."""
-    taken = {getattr(e, id_field) for e in entities}
-    kept = [e for e in earlier.entities
-            if e.provenance.chunk_id in unanswered and getattr(e, id_field) not in taken
-            and _still_cited(e.provenance, chunks)]
-    return Kept([*entities, *kept], [getattr(e, id_field) for e in kept])
+    """This run's formulas or rules, then the earlier run's from the chunks whose call failed
+    (one whose id this run produced again is this run's), drawn as this run's are (a long
+    document's rules are never all held, D10X)."""
+    ids: list[str] = []
+    return Kept(_with_kept(entities, earlier, unanswered, chunks, id_field, ids), ids)
+
+
+def _with_kept(entities: Iterable, earlier: EarlierResult, unanswered: set[str], chunks: dict[str, c.Chunk],
+               id_field: str, ids: list[str]) -> Iterator:
+    taken: set[str] = set()
+    for entity in entities:
+        taken.add(getattr(entity, id_field))
+        yield entity
+    for entity in earlier.entities:
+        entity_id = getattr(entity, id_field)
+        if (entity.provenance.chunk_id in unanswered and entity_id not in taken
+                and _still_cited(entity.provenance, chunks)):
+            ids.append(entity_id)
+            yield entity
 
 
 def keep_domain(built: c.DomainContext, earlier: EarlierResult, answered: bool,

@@ -12,7 +12,7 @@ domain_context ← glossary, formulas, rules; review_queue ← glossary, domain_
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
@@ -85,6 +85,10 @@ from knowledge_assets.terms.clusters import TermCluster
 from knowledge_assets.terms.store import clustered_mentions, load_clusters, load_definitions
 from knowledge_assets.verify.spans import normalise
 
+# The rows of a stage's preview: what the UI shows of a materialisation's rows
+# (`defs/assets/extract.py`); a stage builds no more.
+PREVIEW_ROWS = 12
+
 
 @dataclass
 class StageResult:
@@ -106,6 +110,30 @@ class StagePlan:
 
     def run(self, extractor: Extractor) -> StageResult:
         return self.finish(extractor.run(self.requests))
+
+
+class Tally:
+    """What a stage reports of the entities it writes, gathered as they pass to the store: how
+    many, a sum per figure, and the preview's first rows. Entities drawn one batch at a time are
+    never all held, and neither is a preview row of each (D10X)."""
+
+    def __init__(self, entities: Iterable, preview: Callable[[object], dict],
+                 **figures: Callable[[object], int]):
+        self.rows = 0
+        self.figures = dict.fromkeys(figures, 0)
+        self.preview: list[dict] = []
+        self._entities = entities
+        self._preview = preview
+        self._counts = figures
+
+    def __iter__(self) -> Iterator:
+        for entity in self._entities:
+            self.rows += 1
+            for name, count in self._counts.items():
+                self.figures[name] += count(entity)
+            if len(self.preview) < PREVIEW_ROWS:
+                self.preview.append(self._preview(entity))
+            yield entity
 
 
 def _parsed_chunks(store: Store, doc_id: str) -> list[c.Chunk]:
@@ -149,8 +177,10 @@ def _answers(results: Sequence[CallResult]):
             yield result.answer
 
 
-def _marks(kept: Kept, earlier: EarlierResult, run_id: str) -> list[KeptRow]:
-    return [earlier.mark(entity_id, run_id) for entity_id in kept.ids]
+def _marks(kept: Kept, earlier: EarlierResult, run_id: str) -> Iterator[KeptRow]:
+    """Drawn by the write after the entities, when `kept.ids` is complete (`keep_by_chunk`)."""
+    for entity_id in kept.ids:
+        yield earlier.mark(entity_id, run_id)
 
 
 def plan_formulas(store: Store, extractor: Extractor, doc_id: str, run_id: str) -> StagePlan:
@@ -181,7 +211,8 @@ def plan_formulas(store: Store, extractor: Extractor, doc_id: str, run_id: str) 
                 KEPT_FIGURE: len(kept.ids),
             },
             preview=[{"formula_id": f.formula_id, "name": f.name, "formula_latex": f.formula_latex,
-                      "latex_verification": f.latex_verification, "page_no": f.provenance.page_no} for f in formulas],
+                      "latex_verification": f.latex_verification, "page_no": f.provenance.page_no}
+                     for f in formulas[:PREVIEW_ROWS]],
         )
 
     return StagePlan(requests, finish)
@@ -264,7 +295,8 @@ def plan_glossary(store: Store, extractor: Extractor, doc_id: str, run_id: str) 
                 KEPT_FIGURE: len(kept.ids),
             },
             preview=[{"term_id": e.term_id, "term": e.term, "full_name": e.full_name, "definition": e.definition,
-                      "mention_count": e.mention_count, "status": e.extraction_status} for e in entries],
+                      "mention_count": e.mention_count, "status": e.extraction_status}
+                     for e in entries[:PREVIEW_ROWS]],
         )
 
     return StagePlan(requests, finish)
@@ -285,24 +317,25 @@ def plan_rules(store: Store, extractor: Extractor, doc_id: str, run_id: str) -> 
     requests = list(candidate_requests(RuleRequest, source, find_rules(source)))
 
     def finish(results: list[CallResult]) -> StageResult:
-        built = build_rules(doc_id, [r for answer in _answers(results) for r in answer.rules], chunks)
+        # Built, kept, linked and tallied one rule at a time as the write draws them (D10X).
+        built = build_rules(doc_id, (r for answer in _answers(results) for r in answer.rules), chunks)
         kept = keep_by_chunk(built.rules, earlier, unanswered_keys(results), chunks, RULE.id_field)
-        rules = link_rules(kept.entities, formulas, term_index(clusters))
+        rules = Tally(
+            link_rules(kept.entities, formulas, term_index(clusters)),
+            lambda r: {"rule_id": r.rule_id, "rule_type": r.rule_type, "condition": r.condition,
+                       "consequence": r.consequence, "statement": r.statement},
+            calculation=lambda r: r.rule_type == "calculation",
+            interpretation=lambda r: r.rule_type == "interpretation",
+            rules_without_terms=lambda r: not r.term_ids,
+        )
 
         write_branch(store, RULE, doc_id, rules, built.rejected, usage_rows(results, doc_id=doc_id, run_id=run_id),
                      kept=_marks(kept, earlier, run_id))
         return StageResult(
-            rows=len(rules), results=results, rejected=built.rejected,
-            figures={
-                "rules": len(rules),
-                "calculation": sum(r.rule_type == "calculation" for r in rules),
-                "interpretation": sum(r.rule_type == "interpretation" for r in rules),
-                "rules_without_terms": sum(not r.term_ids for r in rules),
-                "failed_calls": sum(not r.ok for r in results),
-                KEPT_FIGURE: len(kept.ids),
-            },
-            preview=[{"rule_id": r.rule_id, "rule_type": r.rule_type, "condition": r.condition,
-                      "consequence": r.consequence, "statement": r.statement} for r in rules],
+            rows=rules.rows, results=results, rejected=built.rejected,
+            figures={"rules": rules.rows, **rules.figures, "failed_calls": sum(not r.ok for r in results),
+                     KEPT_FIGURE: len(kept.ids)},
+            preview=rules.preview,
         )
 
     return StagePlan(requests, finish)
@@ -377,5 +410,5 @@ def run_review_queue(store: Store, doc_id: str) -> StageResult:
         figures={"rows": len(rows), "key_parameter_rows": sum(r.row_kind == "key_parameter" for r in rows),
                  KEPT_FIGURE: sum((r.term_id or r.domain_id) in kept for r in rows)},
         preview=[{"rank": r.rank, "row_kind": r.row_kind, "term": r.term, "mention_count": r.mention_count,
-                  "review_reason": r.review_reason, "page_no": r.page_no} for r in rows],
+                  "review_reason": r.review_reason, "page_no": r.page_no} for r in rows[:PREVIEW_ROWS]],
     )

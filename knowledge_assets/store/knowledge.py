@@ -140,23 +140,27 @@ def write_branch(
     store: Store,
     branch: BranchSpec,
     doc_id: str,
-    entities: Sequence[BaseModel],
+    entities: Iterable[BaseModel],
     rejected: Sequence[c.RejectedField],
     usage: list[dict],
     history: dict[str, list[dict]] | None = None,
-    kept: Sequence[KeptRow] = (),
+    kept: Iterable[KeptRow] = (),
 ) -> None:
     """One branch's extraction of a document, in one transaction: its entities replace the
     document's rows of the branch's table, its rejected fields and the marks of the rows it kept
     from an earlier run replace the branch's share of `rejected_fields` and `kept_rows` (shared
     by every branch), and its calls' usage rows and any history rows are appended. The record
     that the table's earlier rows passed their checks goes in the same transaction (D57): rows
-    written are unchecked until their checks end, whatever happens before the revision stamp."""
+    written are unchecked until their checks end, whatever happens before the revision stamp.
+
+    The entities may be drawn as they are written (the rules stage builds them so, D10X): they
+    are written first, and `rejected` and `kept` read only after them, so what drawing them
+    gathers (the guard's rejections, the marks of the rows kept) is complete when it is written."""
     share = {"branch": branch.contract_branch}
     store.replace_partition(
         doc_id,
         {branch.table: entity_rows(doc_id, entities), "rejected_fields": entity_rows(doc_id, rejected),
-         "kept_rows": [{"doc_id": doc_id, "branch": branch.contract_branch, **vars(row)} for row in kept],
+         "kept_rows": ({"doc_id": doc_id, "branch": branch.contract_branch, **vars(row)} for row in kept),
          "asset_checks": []},
         scope={"rejected_fields": share, "kept_rows": share, "asset_checks": {"asset": branch.table}},
         appends={**(history or {}), "llm_usage": usage},

@@ -63,8 +63,9 @@ class Store(Protocol):
     ) -> None:
         """Exactly this document's rows in each table replaced, in one transaction; `scope`
         narrows a table's replacement, `appends` adds history rows in the same transaction.
-        The tables' rows are taken in `rows_by_table`'s order (`store.parsed.write_parsed`'s
-        header counts the chunks taken before it)."""
+        The tables' rows are drawn in `rows_by_table`'s order, each table's to its end before the
+        next one's: `store.parsed.write_parsed`'s header counts the chunks taken before it, and
+        `write_branch`'s kept marks are complete once its entities are drawn."""
 
     def replace_partitions(
         self,

@@ -78,9 +78,11 @@ def test_the_formulas_of_a_failed_chunk_are_kept_beside_this_runs_and_never_twic
     payload = c.FormulaEntry(formula_id="f_pl", name="Payload", provenance=_provenance("DOC::0002"))
     earlier = EarlierResult(entities=[ct, payload])
     fresh = [c.FormulaEntry(formula_id="f_pl", name="Payload", unit="t", provenance=_provenance("DOC::0002"))]
-    kept = keep_by_chunk(fresh, earlier, {"DOC::0003", "DOC::0002"}, CHUNKS, "formula_id")
-    assert kept.entities == [*fresh, ct] and kept.ids == ["f_ct"]
-    assert keep_by_chunk([], earlier, {"DOC::0001"}, CHUNKS, "formula_id").ids == []
+    kept = keep_by_chunk(iter(fresh), earlier, {"DOC::0003", "DOC::0002"}, CHUNKS, "formula_id")
+    assert kept.ids == []  # nothing drawn yet: the ids are gathered as the entities are
+    assert list(kept.entities) == [*fresh, ct] and kept.ids == ["f_ct"]
+    kept = keep_by_chunk([], earlier, {"DOC::0001"}, CHUNKS, "formula_id")
+    assert list(kept.entities) == [] and kept.ids == []
 
 
 def test_a_failed_domain_call_keeps_the_earlier_title_and_key_parameters_and_derives_the_rest_again():

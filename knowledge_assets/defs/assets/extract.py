@@ -20,7 +20,6 @@ from knowledge_assets.llm.usage import usage_totals
 from knowledge_assets.review.web.links import document_review_url
 from knowledge_assets.store.held import drop_cached_pages
 
-_PREVIEW_ROWS = 12
 _COMMON = {
     "partitions_def": documents,
     "group_name": "knowledge",
@@ -43,7 +42,7 @@ _LLM = {**_COMMON, "kinds": _llm_kinds(), "pool": "llm"}
 def _result(result: stages.StageResult, table: str, links: dict[str, object] | None = None,
             llm: KnowledgeLLM | None = None, branch: str | None = None):
     metadata = {"dagster/row_count": result.rows, **result.figures, "table": table,
-                "preview": preview_table(result.preview, _PREVIEW_ROWS), **(links or {})}
+                "preview": preview_table(result.preview, stages.PREVIEW_ROWS), **(links or {})}
     if llm is not None:
         metadata |= llm.metadata() | usage_totals(result.results, llm.price_table_entry())
         metadata |= {"prompt_sha256": load_prompt(branch).sha256[:16], "rejected_fields": len(result.rejected)}

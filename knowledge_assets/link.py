@@ -86,7 +86,7 @@ def _defined_term(formula: FormulaEntry, index: TermIndex) -> str | None:
     return None
 
 
-def link_formulas(formulas: list[FormulaEntry], index: TermIndex) -> list[FormulaEntry]:
+def link_formulas(formulas: Iterable[FormulaEntry], index: TermIndex) -> list[FormulaEntry]:
     linked = []
     for formula in formulas:
         variables = [

@@ -1,9 +1,10 @@
 """Each knowledge asset's work as plain Python, in three steps: read its inputs from the store
 (once, through `store/`), compute (ask the extractor, guard and link what comes back: plain
 functions), then write, every branch through the one `store.knowledge.write_branch`, which
-replaces the document's rows in one transaction. Where a model call failed, the rows the
-branch's last write stored for what that call asked about are kept and marked (extract/kept.py,
-D58), so a run whose calls fail never leaves a reviewer with less than before it.
+replaces the document's rows in one transaction (the rules stage computes its rules as that
+write draws them, so a long document's are never all held, D10X). Where a model call failed,
+the rows the branch's last write stored for what that call asked about are kept and marked
+(extract/kept.py, D58), so a run whose calls fail never leaves a reviewer with less than before it.
 
 Dependencies follow the data, so a prompt change marks exactly the right assets stale:
 formulas ← clusters; glossary ← clusters, formulas; rules ← clusters, formulas;

@@ -13,7 +13,7 @@ domain_context ← glossary, formulas, rules; review_queue ← glossary, domain_
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
@@ -46,6 +46,7 @@ from knowledge_assets.extract.kept import (
     unanswered_keys,
 )
 from knowledge_assets.extract.rules import build_rules
+from knowledge_assets.extract.tally import PREVIEW_ROWS, Tally
 from knowledge_assets.link import (
     TermIndex,
     dangle_counts,
@@ -86,10 +87,6 @@ from knowledge_assets.terms.clusters import TermCluster
 from knowledge_assets.terms.store import clustered_mentions, load_clusters, load_definitions
 from knowledge_assets.verify.spans import normalise
 
-# The rows of a stage's preview: what the UI shows of a materialisation's rows
-# (`defs/assets/extract.py`); a stage builds no more.
-PREVIEW_ROWS = 12
-
 
 @dataclass
 class StageResult:
@@ -111,30 +108,6 @@ class StagePlan:
 
     def run(self, extractor: Extractor) -> StageResult:
         return self.finish(extractor.run(self.requests))
-
-
-class Tally:
-    """What a stage reports of the entities it writes, gathered as they pass to the store: how
-    many, a sum per figure, and the preview's first rows. Entities drawn one batch at a time are
-    never all held, and neither is a preview row of each (D10X)."""
-
-    def __init__(self, entities: Iterable, preview: Callable[[object], dict],
-                 **figures: Callable[[object], int]):
-        self.rows = 0
-        self.figures = dict.fromkeys(figures, 0)
-        self.preview: list[dict] = []
-        self._entities = entities
-        self._preview = preview
-        self._counts = figures
-
-    def __iter__(self) -> Iterator:
-        for entity in self._entities:
-            self.rows += 1
-            for name, count in self._counts.items():
-                self.figures[name] += count(entity)
-            if len(self.preview) < PREVIEW_ROWS:
-                self.preview.append(self._preview(entity))
-            yield entity
 
 
 def _parsed_chunks(store: Store, doc_id: str) -> list[c.Chunk]:

@@ -14,6 +14,7 @@ from knowledge_assets.defs.resources import KnowledgeStore
 from knowledge_assets.errors import MissingUpstream
 from knowledge_assets.extract import stages
 from knowledge_assets.extract.ahead import AskedAhead
+from knowledge_assets.extract.tally import PREVIEW_ROWS
 from knowledge_assets.llm.extractor import CallPool
 from knowledge_assets.llm.prompts import load_prompt
 from knowledge_assets.llm.usage import usage_totals
@@ -42,7 +43,7 @@ _LLM = {**_COMMON, "kinds": _llm_kinds(), "pool": "llm"}
 def _result(result: stages.StageResult, table: str, links: dict[str, object] | None = None,
             llm: KnowledgeLLM | None = None, branch: str | None = None):
     metadata = {"dagster/row_count": result.rows, **result.figures, "table": table,
-                "preview": preview_table(result.preview, stages.PREVIEW_ROWS), **(links or {})}
+                "preview": preview_table(result.preview, PREVIEW_ROWS), **(links or {})}
     if llm is not None:
         metadata |= llm.metadata() | usage_totals(result.results, llm.price_table_entry())
         metadata |= {"prompt_sha256": load_prompt(branch).sha256[:16], "rejected_fields": len(result.rejected)}

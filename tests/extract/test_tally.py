@@ -1,6 +1,6 @@
-"""What a stage reports of the entities it writes (extract/stages.py)."""
+"""What a stage reports of the entities it writes (extract/tally.py)."""
 
-from knowledge_assets.extract.stages import PREVIEW_ROWS, Tally
+from knowledge_assets.extract.tally import PREVIEW_ROWS, Tally
 
 
 def test_a_tally_counts_every_entity_drawn_and_keeps_a_preview_row_of_the_first_few_only():

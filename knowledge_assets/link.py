@@ -117,7 +117,7 @@ def link_rules(rules: Iterable[RuleEntry], formulas: list[FormulaEntry], index: 
     formula the document restates word for word (one name, one latex), the first in the order
     given only, so a rule's links grow with the distinct formulas of its terms, not with the
     document (D95). A formula without latex is its own: two of one name may differ.
-    Each rule is linked as it is drawn, by the write that stores it (D10X)."""
+    Each rule is linked as it is drawn, by the write that stores it (D104)."""
     defined_by: dict[str, dict[object, str]] = {}
     for formula in formulas:
         if (term_id := _defined_term(formula, index)) is not None:

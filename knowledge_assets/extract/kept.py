@@ -82,7 +82,7 @@ def keep_by_chunk(entities: Iterable, earlier: EarlierResult, unanswered: set[st
                   id_field: str) -> Kept:
     """This run's formulas or rules, then the earlier run's from the chunks whose call failed
     (one whose id this run produced again is this run's), drawn as this run's are (a long
-    document's rules are never all held, D10X)."""
+    document's rules are never all held, D104)."""
     ids: list[str] = []
     return Kept(_with_kept(entities, earlier, unanswered, chunks, id_field, ids), ids)
 

@@ -5,7 +5,7 @@ span that runs on into the next chunk, D56, by its first piece's).
 
 The rules are built as they are drawn, by the write that stores them: RFC 9002 repeated to 50 MB
 states ~74,000 rules, 170 MiB as models, and a list of them, and of their linked copies, was
-the rules stage's peak (D10X)."""
+the rules stage's peak (D104)."""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 (once, through `store/`), compute (ask the extractor, guard and link what comes back: plain
 functions), then write, every branch through the one `store.knowledge.write_branch`, which
 replaces the document's rows in one transaction (the rules stage computes its rules as that
-write draws them, so a long document's are never all held, D10X). Where a model call failed,
+write draws them, so a long document's are never all held, D104). Where a model call failed,
 the rows the branch's last write stored for what that call asked about are kept and marked
 (extract/kept.py, D58), so a run whose calls fail never leaves a reviewer with less than before it.
 
@@ -291,7 +291,7 @@ def plan_rules(store: Store, extractor: Extractor, doc_id: str, run_id: str) -> 
     requests = list(candidate_requests(RuleRequest, source, find_rules(source)))
 
     def finish(results: list[CallResult]) -> StageResult:
-        # Built, kept, linked and tallied one rule at a time as the write draws them (D10X).
+        # Built, kept, linked and tallied one rule at a time as the write draws them (D104).
         built = build_rules(doc_id, (r for answer in _answers(results) for r in answer.rules), chunks)
         kept = keep_by_chunk(built.rules, earlier, unanswered_keys(results), chunks, RULE.id_field)
         rules = Tally(

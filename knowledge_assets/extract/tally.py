@@ -12,7 +12,7 @@ PREVIEW_ROWS = 12
 class Tally:
     """What a stage reports of the entities it writes, gathered as they pass to the store: how
     many, a sum per figure, and the preview's first rows. Entities drawn one batch at a time are
-    never all held, and neither is a preview row of each (D10X)."""
+    never all held, and neither is a preview row of each (D104)."""
 
     def __init__(self, entities: Iterable, preview: Callable[[object], dict],
                  **figures: Callable[[object], int]):

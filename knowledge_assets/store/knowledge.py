@@ -153,7 +153,7 @@ def write_branch(
     that the table's earlier rows passed their checks goes in the same transaction (D57): rows
     written are unchecked until their checks end, whatever happens before the revision stamp.
 
-    The entities may be drawn as they are written (the rules stage builds them so, D10X): they
+    The entities may be drawn as they are written (the rules stage builds them so, D104): they
     are written first, and `rejected` and `kept` read only after them, so what drawing them
     gathers (the guard's rejections, the marks of the rows kept) is complete when it is written."""
     share = {"branch": branch.contract_branch}

@@ -72,13 +72,13 @@ def main() -> None:
     args = parser.parse_args()
     small, large = sorted(args.pages)
     with tempfile.TemporaryDirectory() as scratch:
-        counts, raw_per_page = [], 0.0
+        counts = []
         for pages in (small, large):
             pdf = build_long_pdf(pages, Path(scratch) / f"long_{pages}.pdf")
             raw = Path(scratch) / f"profile_{pages}.raw"
             profile(pdf, Path(scratch) / f"home_{pages}", args.py_spy, args.rate, raw)
             counts.append(samples_by_cost(raw))
-            raw_per_page = raw_seconds(pdf, 3) / pages
+        raw_per_page = raw_seconds(pdf, 3) / large
     slope = {cost: counts[1][cost] - counts[0][cost] for cost in counts[1] | counts[0]}
     total = sum(slope.values())
     per_page = 1000 / args.rate / (large - small)

@@ -27,9 +27,10 @@ KEPT_FIGURE = "kept_from_earlier_run"
 
 @dataclass(frozen=True)
 class Kept:
-    """The entities of one write, and the ids among them that an earlier run produced. Formulas
-    and rules are drawn once, as they are written (`keep_by_chunk`): their `ids` are complete
-    once the entities are exhausted."""
+    """The entities of one write, and the ids among them that an earlier run produced. What
+    `keep_by_chunk` returns (formulas, rules) is drawn once, as the stage consumes it: its `ids`
+    are complete only once its entities are exhausted. `keep_terms` and `keep_domain` return
+    lists, which the glossary and the domain stage read more than once."""
 
     entities: Iterable
     ids: list[str]

@@ -1,7 +1,7 @@
 """The rule branch (the interpretation pack): statement, condition and consequence as the
 document words them, each guarded; `rule_id` from the chunk and the span's offset in it (a
 span that runs on into the next chunk, D56, by its first piece's).
-`term_ids` and `formula_ids` are linked later by the link stage.
+`term_ids` and `formula_ids` are linked by the rules stage (`link.link_rules`).
 
 The rules are built as they are drawn, by the write that stores them: RFC 9002 repeated to 50 MB
 states ~74,000 rules, 170 MiB as models, and a list of them, and of their linked copies, was

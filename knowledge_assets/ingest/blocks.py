@@ -32,8 +32,9 @@ class Block:
 
 @dataclass
 class PageBlocks:
-    """A page's text and its blocks in reading order; a plain text's blocks are found as they
-    are read (`ingest.plain`), so they are read once, the pages in order."""
+    """A page's text and its blocks in reading order. The pages `plain.blocks_from_page_texts`
+    gives (a text file's, a PDF's) find their blocks as they are read: `blocks` is then iterable
+    once, the pages in order; other parsers give lists."""
 
     page: int
     text: str

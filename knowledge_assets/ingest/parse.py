@@ -61,7 +61,7 @@ def _each_chunk(source: DocumentSource, pages: list[PageBlocks], max_chars: int)
         raise DocumentError(source.path, "no text found in the document")
 
 
-def read_document(
+def document_parts(
     source: DocumentSource, max_chars: int = DEFAULT_MAX_CHARS
 ) -> tuple[dict[str, str | int], Iterator[ParsedPage], Iterator[Chunk]]:
     """The document's ParsedDocument fields but its pages and chunks; its pages; and its chunks,
@@ -84,5 +84,5 @@ def read_document(
 
 
 def parse_document(source: DocumentSource, max_chars: int = DEFAULT_MAX_CHARS) -> ParsedDocument:
-    header, pages, chunks = read_document(source, max_chars)
+    header, pages, chunks = document_parts(source, max_chars)
     return ParsedDocument(**header, pages=list(pages), chunks=list(chunks))

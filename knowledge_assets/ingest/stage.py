@@ -10,7 +10,7 @@ from typing import Any
 
 from knowledge_assets.contracts import Chunk
 from knowledge_assets.ingest.document_error import DocumentError
-from knowledge_assets.ingest.parse import read_document
+from knowledge_assets.ingest.parse import document_parts
 from knowledge_assets.store.held import drop_cached_pages
 from knowledge_assets.store.parsed import write_parsed
 from knowledge_assets.store.protocol import Store
@@ -58,7 +58,7 @@ def parse_registered(store: Store, doc_id: str) -> ParseReport:
     sha = hashlib.sha256(source.path.read_bytes()).hexdigest()
     if sha != source.content_sha256:
         source = register(store, replace(source, content_sha256=sha)).source
-    header, pages, chunks = read_document(source)
+    header, pages, chunks = document_parts(source)
     report = ParseReport(header)
     # The chunks are cut as the store writes them, never all held (D102).
     write_parsed(store, header, pages, report.noting(chunks))

@@ -155,7 +155,9 @@ def write_branch(
 
     The entities may be drawn as they are written (the rules stage builds them so, D104): they
     are written first, and `rejected` and `kept` read only after them, so what drawing them
-    gathers (the guard's rejections, the marks of the rows kept) is complete when it is written."""
+    gathers (the guard's rejections, the marks of the rows kept) is complete when it is written.
+    That holds only while the drawing appends to the very `rejected` list passed here (never a
+    copy or a rebound name): the write reads that list's iterator after the entities."""
     share = {"branch": branch.contract_branch}
     store.replace_partition(
         doc_id,

@@ -26,7 +26,7 @@ def write_parsed(store: Store, header: dict[str, Any], pages: Iterable[ParsedPag
     """Replaces the document's parsed rows by `header` (a ParsedDocument's fields but its pages
     and chunks), its pages and its chunks.
 
-    `pages` and `chunks` may be generators (`ingest.parse.read_document`): the store inserts a
+    `pages` and `chunks` may be generators (`ingest.parse.document_parts`): the store inserts a
     table's rows a batch at a time, in the order given here, so a long document's chunks are
     never all held, as models or as rows. The pages go first, while the document holds nothing
     else (a text file's page row is the whole file, and DuckDB makes several copies of it while

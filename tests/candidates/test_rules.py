@@ -3,9 +3,12 @@ part is a verbatim slice of its chunk."""
 
 from __future__ import annotations
 
+import random
+import re
+
 import pytest
 
-from knowledge_assets.candidates.rules import find_rules, mask_furniture, sentences
+from knowledge_assets.candidates.rules import _abbreviation, _cues, find_rules, mask_furniture, sentences
 from knowledge_assets.candidates.source import SourceChunk
 from knowledge_assets.crossing import pieces
 
@@ -299,6 +302,21 @@ def test_sentences_split_after_a_full_stop_but_not_after_an_abbreviation():
 def test_a_line_ends_its_sentence_unless_its_last_word_is_an_abbreviation(text, expected):
     units = sentences(text)
     assert [text[u.body:u.end] for u in units] == expected
+
+
+def test_the_word_before_a_stop_is_read_back_as_the_pattern_over_the_whole_text_found_it():
+    """D101: `_abbreviation` reads the last word back from the stop instead of searching
+    `(\\S+)\\.$` over all the text before it; on any text ending at a stop they agree."""
+    rng = random.Random(31)
+    alphabet = ["e", "g", "no", "A", ".", "!", "?", " ", "\n", "(", "\"", "'", "\u00a0", "etc", "x"]
+    for _ in range(20_000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randrange(1, 12))) + rng.choice(".!?")
+        start = rng.randrange(0, len(text))
+        word = re.search(r"(\S+)\.$", text[start:])
+        token = word.group(1).lstrip("(\"'") if word else None
+        expected = token is not None and (token.casefold() in _cues().abbreviations
+                                          or (len(token) == 1 and token.isalpha()))
+        assert _abbreviation(text, start, len(text)) == expected, (text, start)
 
 
 def test_every_part_is_a_verbatim_slice_of_its_chunk():

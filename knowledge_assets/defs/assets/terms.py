@@ -69,7 +69,8 @@ def _cluster(store: Store, doc_id: str) -> dg.MaterializeResult:
         reopen_connection(store)
     funnel = run_term_funnel(parsed)
     del parsed  # a text file's page is the whole file again: not held through the write
-    with store.released() if long_document else nullcontext():
+    on_its_own_connection = store.released() if long_document else nullcontext()
+    with on_its_own_connection:
         write_terms(store, funnel)
     drop_cached_pages(store)
     clusters = len(funnel.clusters)

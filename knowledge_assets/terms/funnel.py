@@ -18,7 +18,7 @@ from knowledge_assets.contracts import Chunk, ParsedDocument, ParsedPage
 from knowledge_assets.terms.clusters import TermCluster, cluster_mentions
 from knowledge_assets.terms.discovery import discover
 from knowledge_assets.terms.mentions import Mention, find_occurrences, in_reading_order, with_defined_names
-from knowledge_assets.terms.noise import screen
+from knowledge_assets.terms.noise import edge_lines, screen
 from knowledge_assets.terms.section_titles import section_titles
 from knowledge_assets.terms.tokens import chunk_words
 
@@ -56,6 +56,16 @@ class _Found:
     aliases: list[tuple[str, str]]
     defined_keys: frozenset[str]
     definitions: list[Candidate]
+
+
+def edge_lines_only(parsed: ParsedDocument) -> ParsedDocument:
+    """The document with each page's text cut to its edge lines (`noise.edge_lines`), the only
+    lines of a page the funnel reads, for the page furniture: `run_term_funnel` gives the same
+    result for it, and a text file's one page, the whole text again, is not held through the
+    funnel. A page of three lines or fewer keeps a line twice: the furniture counts each line
+    once a page."""
+    pages = [page.model_copy(update={"text": "\n".join(edge_lines(page.text))}) for page in parsed.pages]
+    return parsed.model_copy(update={"pages": pages})
 
 
 def run_term_funnel(parsed: ParsedDocument) -> TermFunnel:

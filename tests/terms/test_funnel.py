@@ -6,7 +6,7 @@ import time
 from knowledge_assets.candidates.definitions import find_definitions
 from knowledge_assets.store.database import DuckDBStore
 from knowledge_assets.terms.discovery import source_chunks
-from knowledge_assets.terms.funnel import run_term_funnel
+from knowledge_assets.terms.funnel import edge_lines_only, run_term_funnel
 from knowledge_assets.terms.store import load_definitions, write_terms
 from tests.terms.conftest import repeated_document
 
@@ -30,6 +30,14 @@ def test_funnel_counts_add_up(sample_pdf):
 
 def test_same_document_twice_gives_identical_clusters_and_ids(sample_pdf):
     assert run_term_funnel(sample_pdf) == run_term_funnel(sample_pdf)
+
+
+def test_a_document_whose_pages_are_cut_to_their_edge_lines_gives_the_same_funnel(sample_pdf):
+    cut = edge_lines_only(sample_pdf)
+    assert sum(len(p.text) for p in cut.pages) < sum(len(p.text) for p in sample_pdf.pages) / 2
+    funnel = run_term_funnel(cut)
+    assert funnel.noise_by_reason()["page_furniture"] > 0
+    assert funnel == run_term_funnel(sample_pdf)
 
 
 def test_shuffled_chunk_and_page_order_gives_identical_canonicals_and_ids(sample_pdf):

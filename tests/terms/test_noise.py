@@ -4,9 +4,9 @@ import random
 
 import pytest
 
-from knowledge_assets.contracts import ParsedPage
+from knowledge_assets.contracts import ParsedDocument, ParsedPage
 from knowledge_assets.terms.discovery import Discovery
-from knowledge_assets.terms.funnel import run_term_funnel
+from knowledge_assets.terms.funnel import edge_lines_only, run_term_funnel
 from knowledge_assets.terms.mentions import Mention
 from knowledge_assets.terms.noise import edge_lines, furniture_spans, page_furniture, screen
 from tests.terms.conftest import chunk, markdown_document, pdf_document
@@ -268,6 +268,19 @@ def test_a_pages_edge_lines_are_its_first_and_last_two_non_blank_lines(seed):
                    for _ in range(rng.randint(0, 30)))
     lines = [line for line in text.split("\n") if line.strip()]
     assert edge_lines(text) == lines[:2] + lines[-2:]
+
+
+@pytest.mark.parametrize("seed", range(50))
+def test_pages_cut_to_their_edge_lines_have_the_same_furniture(seed):
+    rng = random.Random(seed)
+    lines = [HEADER, "Halaman 2 dari 9", "hlm 3", "isi halaman", "", " ", "Judul"]
+    pages = [ParsedPage(page=n, page_no=n + 1, text="\n".join(rng.choice(lines) for _ in range(rng.randint(0, 8))))
+             for n in range(rng.randint(1, 6))]
+    document = ParsedDocument(doc_id="DOC-1", source_file="doc.txt", content_sha256="0" * 64, parser="plain",
+                              parser_version="1", page_count=len(pages), pages=pages, chunks=[])
+    cut = edge_lines_only(document).pages
+    assert all(len(page.text.split("\n")) <= 4 for page in cut)
+    assert page_furniture(cut) == page_furniture(pages)
 
 
 def test_a_gerund_with_its_object_or_after_a_preposition_is_a_clause_not_a_name():

@@ -16,7 +16,7 @@ from knowledge_assets.evaluation.term_scores import compression, funnel_gold_sco
 from knowledge_assets.store.held import drop_cached_pages, reopen_connection
 from knowledge_assets.store.parsed import load_parsed
 from knowledge_assets.store.protocol import Store
-from knowledge_assets.terms.funnel import FUNNEL_VERSION, TermFunnel, run_term_funnel
+from knowledge_assets.terms.funnel import FUNNEL_VERSION, TermFunnel, edge_lines_only, run_term_funnel
 from knowledge_assets.terms.store import write_terms
 
 _PREVIEW_CLUSTERS = 15
@@ -67,8 +67,10 @@ def _cluster(store: Store, doc_id: str) -> dg.MaterializeResult:
     long_document = len(parsed.chunks) >= _LONG_DOCUMENT_CHUNKS
     if long_document:
         reopen_connection(store)
+    # A text file's page is the whole file again: only its edge lines are held through the funnel.
+    parsed = edge_lines_only(parsed)
     funnel = run_term_funnel(parsed)
-    del parsed  # a text file's page is the whole file again: not held through the write
+    del parsed  # the chunks: not held through the write
     on_its_own_connection = store.released() if long_document else nullcontext()
     with on_its_own_connection:
         write_terms(store, funnel)

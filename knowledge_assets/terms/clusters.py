@@ -69,8 +69,10 @@ def cluster_mentions(
     chunks: list[Chunk],
     pairs: list[tuple[str, str]],
     aliases: list[tuple[str, str]],
-) -> tuple[list[TermCluster], list[Mention]]:
-    """Clusters of the kept mentions, ranked, and the mentions stamped with their term_id."""
+) -> tuple[list[TermCluster], dict[str, str]]:
+    """Clusters of the kept mentions, ranked, and each mention's term key's term_id: the caller
+    stamps the mentions (`Mention.joined`), in place if it likes, so that a long document's
+    mentions are not held twice, unstamped and stamped."""
     order = {chunk.chunk_id: chunk.seq for chunk in chunks}
     mentions = in_reading_order(mentions, order)
     by_key: dict[str, list[Mention]] = defaultdict(list)
@@ -91,9 +93,7 @@ def cluster_mentions(
     ]
     drafted.sort(key=lambda pair: (-pair[0].mention_count, pair[0].canonical))
     clusters = [replace(draft, rank=rank) for rank, (draft, _) in enumerate(drafted, start=1)]
-    cluster_of = {key: draft.term_id for draft, keys in drafted for key in keys}
-    stamped = [m.joined(cluster_of[term_key(m.surface)]) for m in mentions]
-    return clusters, stamped
+    return clusters, {key: draft.term_id for draft, keys in drafted for key in keys}
 
 
 def _content_words(surface: str) -> tuple[str, ...]:

@@ -20,7 +20,7 @@ from knowledge_assets.terms.discovery import discover
 from knowledge_assets.terms.mentions import Mention, find_occurrences, in_reading_order, with_defined_names
 from knowledge_assets.terms.noise import edge_lines, screen
 from knowledge_assets.terms.section_titles import section_titles
-from knowledge_assets.terms.tokens import chunk_words
+from knowledge_assets.terms.tokens import chunk_words, term_key
 
 # Bump when a change to the stage can change its output: it feeds the asset's code_version.
 FUNNEL_VERSION = "7"
@@ -75,10 +75,14 @@ def run_term_funnel(parsed: ParsedDocument) -> TermFunnel:
     pages = sorted(parsed.pages, key=lambda p: p.page)
     screened, found = _screened_mentions(chunks, pages)
     noise = [m for m in screened if m.noise is not None]
-    kept = [m for m in screened if m.noise is None]
-    del screened  # each mention is in one of the two lists; the kept ones are stamped anew below
-    clusters, clustered = cluster_mentions(parsed.doc_id, kept, chunks, found.pairs, found.aliases)
-    del kept
+    clustered = [m for m in screened if m.noise is None]
+    del screened  # each mention is in one of the two lists
+    clusters, cluster_of = cluster_mentions(parsed.doc_id, clustered, chunks, found.pairs, found.aliases)
+    # Each kept mention is stamped where it stands, so the unstamped one goes as its stamped one
+    # comes: a long document's mentions (a million at 50 MB) are not held twice. The order given
+    # here is the screen's; `in_reading_order` below orders them as before, ties kept as given.
+    for index, mention in enumerate(clustered):
+        clustered[index] = mention.joined(cluster_of[term_key(mention.surface)])
     titles = section_titles(clustered, {chunk.chunk_id: chunk for chunk in chunks}, found.defined_keys)
     if titles:
         # A section's title is no term: its mentions are noise, the other clusters close ranks.

@@ -5,6 +5,7 @@ import re
 from knowledge_assets.ids import term_id
 from knowledge_assets.terms.clusters import TermCluster, cluster_mentions
 from knowledge_assets.terms.mentions import Mention, MentionKind
+from knowledge_assets.terms.tokens import term_key
 from tests.terms.conftest import chunk
 
 
@@ -114,3 +115,15 @@ def test_an_acronym_is_headed_by_its_singular_and_keeps_its_plural_as_a_surface(
     text = "Service-level objective (SLO). Define SLOs early; SLOs guide alerts; SLOs and the SLO differ."
     (cluster,) = clusters(text, ["Service-level objective", "SLO", "SLOs"], pairs=[("SLO", "Service-level objective")])
     assert cluster.abbreviation == "SLO" and "SLOs" in cluster.surfaces
+
+
+def test_each_term_key_is_given_the_term_id_of_the_cluster_that_holds_its_surfaces():
+    text = "Physical Availability (PA). PA naik. Fill Factor turun, fill factors naik."
+    piece = chunk(text)
+    surfaces = ["Physical Availability", "PA", "Fill Factor", "fill factors"]
+    mentions = [Mention.at(piece, m.start(), m.end(), "occurrence")
+                for m in re.finditer("|".join(map(re.escape, surfaces)), text)]
+    found, cluster_of = cluster_mentions("DOC-1", mentions, [piece], [("PA", "Physical Availability")], [])
+    holding = {surface: c.term_id for c in found for surface in c.surfaces}
+    assert {m.surface: cluster_of[term_key(m.surface)] for m in mentions} == {s: holding[s] for s in surfaces}
+    assert len(set(cluster_of.values())) == len(found) == 2

@@ -18,6 +18,19 @@ def test_words_match_up_to_case_and_plural_and_acronyms_match_exactly():
     ]
 
 
+def test_a_candidates_kind_names_its_own_chunks_span_only():
+    first, second = chunk("PA naik. Delay dicatat.", seq=0), chunk("PA turun. Delay lagi.", seq=1)
+    seeds = [Mention.at(first, 0, 2, "short_form"), Mention.at(first, 0, 2, "acronym"),
+             Mention.at(second, 10, 15, "defined"), Mention.at(second, 10, 15, "phrase")]
+    found = find_occurrences([first, second], seeds)
+    assert [(m.chunk_id, m.surface, m.kind) for m in found] == [
+        (first.chunk_id, "PA", "short_form"),
+        (first.chunk_id, "Delay", "occurrence"),
+        (second.chunk_id, "PA", "occurrence"),
+        (second.chunk_id, "Delay", "defined"),
+    ]
+
+
 def test_the_longest_surface_wins_and_occurrences_never_overlap():
     piece = chunk("Breakdown Hours termasuk Breakdown. Scheduled Breakdown Hours juga.")
     seeds = [Mention.at(piece, 0, 15, "phrase"), Mention.at(piece, 25, 34, "defined")]

@@ -18,7 +18,7 @@ from knowledge_assets.contracts import Chunk, ParsedDocument, ParsedPage
 from knowledge_assets.terms.clusters import TermCluster, cluster_mentions
 from knowledge_assets.terms.discovery import discover
 from knowledge_assets.terms.mentions import Mention, find_occurrences, in_reading_order, with_defined_names
-from knowledge_assets.terms.noise import edge_lines, screen
+from knowledge_assets.terms.noise import edge_lines, read_candidates, screen
 from knowledge_assets.terms.section_titles import section_titles
 from knowledge_assets.terms.tokens import chunk_words, term_key
 
@@ -106,5 +106,6 @@ def _screened_mentions(chunks: list[Chunk], pages: list[ParsedPage]) -> tuple[li
     words = chunk_words(chunks)
     found = discover(chunks, words)
     occurrences = with_defined_names(find_occurrences(chunks, found.candidates, words), found.defined)
+    found = replace(found, candidates=read_candidates(found.candidates))
     screened = screen(occurrences, chunks, pages, found, words)
     return screened, _Found(found.pairs, found.aliases, found.defined_keys, found.definitions)

@@ -2,12 +2,16 @@
 
 import random
 import time
+from dataclasses import replace
 
 from knowledge_assets.candidates.definitions import find_definitions
 from knowledge_assets.store.database import DuckDBStore
-from knowledge_assets.terms.discovery import source_chunks
+from knowledge_assets.terms.discovery import discover, source_chunks
 from knowledge_assets.terms.funnel import edge_lines_only, run_term_funnel
+from knowledge_assets.terms.mentions import find_occurrences, with_defined_names
+from knowledge_assets.terms.noise import read_candidates, screen
 from knowledge_assets.terms.store import load_definitions, write_terms
+from knowledge_assets.terms.tokens import chunk_words
 from tests.terms.conftest import repeated_document
 
 
@@ -38,6 +42,19 @@ def test_a_document_whose_pages_are_cut_to_their_edge_lines_gives_the_same_funne
     funnel = run_term_funnel(cut)
     assert funnel.noise_by_reason()["page_furniture"] > 0
     assert funnel == run_term_funnel(sample_pdf)
+
+
+def test_the_noise_filter_gives_the_same_verdicts_reading_only_the_candidates_it_needs(sample_pdf):
+    chunks, words = sample_pdf.chunks, chunk_words(sample_pdf.chunks)
+    found = discover(chunks, words)
+    occurrences = with_defined_names(find_occurrences(chunks, found.candidates, words), found.defined)
+    read = read_candidates(found.candidates)
+    assert len(read) < len(found.candidates)
+    assert {m.kind for m in read} >= {"organisation", "phrase"}
+    lean = replace(found, candidates=read)
+    every = screen(occurrences, chunks, sample_pdf.pages, found, words)
+    assert screen(occurrences, chunks, sample_pdf.pages, lean, words) == every
+    assert {m.noise for m in every} >= {"organisation", "page_furniture"}
 
 
 def test_shuffled_chunk_and_page_order_gives_identical_canonicals_and_ids(sample_pdf):

@@ -61,3 +61,11 @@ def test_reading_order_is_the_sort_by_chunk_place_then_start_ties_kept_in_the_or
     assert in_reading_order(mentions, order) == by_key
     assert [(m.chunk_id, m.start) for m in by_key[:5]] == [("c-early", 0), ("c-early", 7), ("c-early", 7),
                                                           ("c-early", 19), ("c-early", 40)]
+
+
+def test_mentions_at_one_offset_share_one_int_object():
+    text = "x" * 1000 + " Delay dicatat. Delay lagi."
+    first, second = chunk(text, seq=0), chunk(text, seq=1)
+    starts = [Mention.at(piece, int("1001"), int("1006"), "occurrence") for piece in (first, second)]
+    assert starts[0].start is starts[1].start and starts[0].end is starts[1].end
+    assert starts[0].surface == "Delay"

@@ -1,5 +1,6 @@
-"""What the offline path imports: the `openai` SDK only when the model backend is used, pandas
-only when the store writes, psycopg only when a PostgreSQL store connects (D63)."""
+"""What the offline path imports: the `openai` SDK only when the model backend is used, numpy
+only when the store writes many rows and pandas never (D106), psycopg only when a PostgreSQL
+store connects (D63)."""
 
 import subprocess
 import sys
@@ -17,6 +18,19 @@ def _modules_after(code: str) -> set[str]:
 def test_loading_the_definitions_imports_neither_openai_nor_pandas():
     modules = _modules_after("import knowledge_assets.definitions")
     assert "openai" not in modules
+    assert "pandas" not in modules
+
+
+def test_a_large_write_imports_numpy_and_never_pandas(tmp_path):
+    # 45 MiB held for the rest of a run, and imported mid-run across a long document's heap (D106).
+    modules = _modules_after(
+        "from knowledge_assets.store.backends import open_store\n"
+        f"store = open_store({str(tmp_path / 'k.duckdb')!r})\n"
+        "rows = [{'doc_id': 'A', 'page': n, 'page_no': n + 1, 'text': f'page {n}'} for n in range(500)]\n"
+        "store.replace_partition('A', {'parsed_pages': rows})\n"
+        "assert store.fetch('SELECT count(*) AS n FROM parsed_pages')[0]['n'] == 500"
+    )
+    assert "numpy" in modules
     assert "pandas" not in modules
 
 

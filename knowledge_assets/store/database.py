@@ -292,7 +292,7 @@ def _extends(old: str, new: str) -> bool:
 
 
 def _insert(con: duckdb.DuckDBPyConnection, table: str, rows: Iterable[dict[str, Any]]) -> None:
-    """The rows in INSERT … SELECT statements from a DataFrame of `_INSERT_BATCH_ROWS` rows each
+    """The rows in INSERT … SELECT statements from registered columns of `_INSERT_BATCH_ROWS` rows each
     (a statement per batch, not per row), in the caller's transaction; a batch of at most
     `_VALUES_MAX_ROWS` rows goes as one VALUES list of parameters instead (`_insert_values`),
     and a batch of a table with nested columns as VALUES lists of `_NESTED_VALUES_ROWS`.
@@ -301,7 +301,7 @@ def _insert(con: duckdb.DuckDBPyConnection, table: str, rows: Iterable[dict[str,
 
     Every column is cast to the table's type by name. Nested columns (STRUCT, LIST) travel as
     JSON text and are cast from JSON: DuckDB's inference of Python dicts and lists in a
-    DataFrame guesses from a sample (an all-empty list or an all-null field has no type), while
+    registered column guesses from a sample (an all-empty list or an all-null field has no type), while
     the JSON cast follows the declared type exactly. None stays NULL either way."""
     rows = iter(rows)
     while batch := list(islice(rows, _INSERT_BATCH_ROWS)):
@@ -309,10 +309,11 @@ def _insert(con: duckdb.DuckDBPyConnection, table: str, rows: Iterable[dict[str,
 
 
 _INSERT_BATCH_ROWS = 2_000
-# Up to this many rows, a VALUES list of parameters is cheaper than registering a DataFrame
+# Up to this many rows, a VALUES list of parameters is cheaper than registering the columns
 # (measured on a folder run's writes: 1 row 0.8-1.2 ms against 2.7-3.7 ms, 8 rows 2.4 against
-# 5.0, 20 rows 3.0 against 4.2; from about 36 rows on the DataFrame is as cheap or cheaper, and
-# at 238 rows five times cheaper). Most of a document's writes are a handful of rows.
+# 5.0, 20 rows 3.0 against 4.2; from about 36 rows on the registered columns are as cheap or
+# cheaper, and at 238 rows five times cheaper; measured with a DataFrame, whose object columns
+# are what is registered now, D106). Most of a document's writes are a handful of rows.
 _VALUES_MAX_ROWS = 20
 # The VALUES lists a batch with nested columns goes as (`_insert_batch`).
 _NESTED_VALUES_ROWS = 200
@@ -332,7 +333,7 @@ def _insert_batch(con: duckdb.DuckDBPyConnection, table: str, rows: list[dict[st
         _insert_values(con, table, names, casts, values, len(rows))
         return
     if any(_is_nested(sql_type) for sql_type in columns.values()):
-        # DuckDB reads a registered DataFrame's strings without copying them and keeps them
+        # DuckDB reads registered columns' strings without copying them and keeps them
         # until the transaction commits, so every batch's JSON texts, made for this insert
         # alone, would be held at once: the 75,000 rules of RFC 9002 repeated to 50 MB name
         # 15 million ids, 259 MiB of JSON (+920 MiB RSS for the write, 600 with these). Bound
@@ -341,12 +342,19 @@ def _insert_batch(con: duckdb.DuckDBPyConnection, table: str, rows: list[dict[st
             end = min(start + _NESTED_VALUES_ROWS, len(rows))
             _insert_values(con, table, names, casts, {c: v[start:end] for c, v in values.items()}, end - start)
         return
-    # pandas costs a third of a second to import: paid by the first large write, not by every
-    # import of the definitions (the UI's code server, `--help`).
-    import pandas as pd
+    # Each column one numpy array of Python objects, which DuckDB scans as it scans a DataFrame's
+    # columns (a DataFrame of object columns is such arrays): pandas, imported for this alone,
+    # held 45 MiB more for the rest of the run and, imported by a long document's first large
+    # write, left its objects across the heap that document's term stage had grown (D106).
+    # numpy is imported by the first large write, not by every import of the definitions.
+    import numpy as np
 
-    frame = pd.DataFrame({column: pd.Series(column_values, dtype=object) for column, column_values in values.items()})
-    con.register("_rows", frame)
+    columns_of_objects = {}
+    for column, column_values in values.items():
+        array = np.empty(len(column_values), dtype=object)
+        array[:] = column_values  # element by element: never read as a nested (2-D) array
+        columns_of_objects[column] = array
+    con.register("_rows", columns_of_objects)
     try:
         con.execute(f'INSERT INTO "{table}" ({names}) SELECT {casts} FROM _rows')
     finally:
@@ -357,7 +365,7 @@ def _insert_values(
     con: duckdb.DuckDBPyConnection, table: str, names: str, casts: str, values: dict[str, list[Any]], count: int
 ) -> None:
     """`count` rows as one VALUES list of parameters named like the table's columns, cast by name
-    exactly as the DataFrame's columns are (`_cast`): the same values reach the table."""
+    exactly as the registered columns are (`_cast`): the same values reach the table."""
     row = "(" + ", ".join("?" for _ in values) + ")"
     params = [column_values[n] for n in range(count) for column_values in values.values()]
     con.execute(

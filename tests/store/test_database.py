@@ -58,9 +58,10 @@ def test_rows_given_as_a_generator_are_inserted_a_batch_at_a_time_in_one_transac
 
 
 @pytest.mark.parametrize("values_max_rows", [0, 10_000])
-def test_a_few_rows_as_a_values_list_reach_the_table_as_a_dataframe_writes_them(store, monkeypatch, values_max_rows):
-    # One document's rows through the DataFrame (0: no batch is small enough for a VALUES list)
-    # and through VALUES lists (every batch is): nested lists, NULLs and numbers read back alike.
+def test_a_few_rows_as_a_values_list_reach_the_table_as_registered_columns_write_them(
+        store, monkeypatch, values_max_rows):
+    # One document's rows through registered columns (0: no batch is small enough for a VALUES
+    # list) and through VALUES lists (every batch is): nested lists, NULLs and numbers read back alike.
     parsed = parse_document(identify(SAMPLE_MARKDOWN))
     monkeypatch.setattr(database, "_VALUES_MAX_ROWS", values_max_rows)
     _write(store, parsed)

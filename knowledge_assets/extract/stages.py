@@ -13,7 +13,7 @@ domain_context ← glossary, formulas, rules; review_queue ← glossary, domain_
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
@@ -103,7 +103,9 @@ class StagePlan:
     from the store, and what turns their answers into the stage's result (guards, links and
     the write). A step asks several documents' requests together (`extract.ahead`)."""
 
-    requests: list[ExtractionRequest]
+    # Read once, by the ask: the formula and rule stages give a generator, so no list of requests
+    # holds their candidates after each call is answered (D106).
+    requests: Iterable[ExtractionRequest]
     finish: Callable[[list[CallResult]], StageResult]
 
     def run(self, extractor: Extractor) -> StageResult:
@@ -164,7 +166,7 @@ def plan_formulas(store: Store, extractor: Extractor, doc_id: str, run_id: str) 
 
     chunks = {ch.chunk_id: ch for ch in parsed_chunks}
     source = _source_chunks(parsed_chunks)
-    requests = list(candidate_requests(FormulaRequest, source, find_formulas(source)))
+    requests = candidate_requests(FormulaRequest, source, find_formulas(source))
 
     def finish(results: list[CallResult]) -> StageResult:
         built = build_formulas(doc_id, [f for answer in _answers(results) for f in answer.formulas], chunks)
@@ -288,7 +290,7 @@ def plan_rules(store: Store, extractor: Extractor, doc_id: str, run_id: str) -> 
 
     chunks = {ch.chunk_id: ch for ch in parsed_chunks}
     source = _source_chunks(parsed_chunks)
-    requests = list(candidate_requests(RuleRequest, source, find_rules(source)))
+    requests = candidate_requests(RuleRequest, source, find_rules(source))
 
     def finish(results: list[CallResult]) -> StageResult:
         # Built, kept, linked and tallied one rule at a time as the write draws them (D104).

@@ -24,7 +24,7 @@ from __future__ import annotations
 import contextlib
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field, replace
 from typing import Protocol, overload
@@ -109,6 +109,14 @@ class _Call:
     result: CallResult | None = None
     halves: tuple[_Call, _Call] | None = None
 
+    def let_go(self) -> None:
+        """Once answered (or split into its halves), keeps of its request only what the answer is
+        joined back by: what a model alone reads is freed as each call is answered, not held
+        beside every answer until the stage's last (D106)."""
+        self.request = self.request.answered()
+        if self.result is not None:
+            self.result = replace(self.result, request=self.request)
+
     def results(self) -> list[CallResult]:
         if self.halves is None:
             assert self.result is not None
@@ -153,21 +161,21 @@ class Extractor:
         return cls(backend, cache=cache, max_concurrency=settings.max_concurrency, store=store)
 
     @overload
-    def run(self, requests: Sequence[GlossaryRequest]) -> list[CallResult[GlossaryResponse]]: ...
+    def run(self, requests: Iterable[GlossaryRequest]) -> list[CallResult[GlossaryResponse]]: ...
     @overload
-    def run(self, requests: Sequence[FormulaRequest]) -> list[CallResult[FormulaResponse]]: ...
+    def run(self, requests: Iterable[FormulaRequest]) -> list[CallResult[FormulaResponse]]: ...
     @overload
-    def run(self, requests: Sequence[RuleRequest]) -> list[CallResult[RuleResponse]]: ...
+    def run(self, requests: Iterable[RuleRequest]) -> list[CallResult[RuleResponse]]: ...
     @overload
-    def run(self, requests: Sequence[DomainContextRequest]) -> list[CallResult[DomainContextResponse]]: ...
+    def run(self, requests: Iterable[DomainContextRequest]) -> list[CallResult[DomainContextResponse]]: ...
     @overload
-    def run(self, requests: Sequence[ExtractionRequest]) -> list[CallResult]: ...
+    def run(self, requests: Iterable[ExtractionRequest]) -> list[CallResult]: ...
 
-    def run(self, requests: Sequence[ExtractionRequest]) -> list[CallResult]:
+    def run(self, requests: Iterable[ExtractionRequest]) -> list[CallResult]:
         """Results in request order: one per request, or, for a request whose answer was
-        truncated, one per half it was asked as (each result names its own request). Failed
-        items come back as CallFailure records; only LLMConfigurationError (no call could
-        succeed) is raised."""
+        truncated, one per half it was asked as (each result names its own request, as kept once
+        answered: `ExtractionRequest.answered`). Failed items come back as CallFailure records;
+        only LLMConfigurationError (no call could succeed) is raised. `requests` is read once."""
         with CallPool(self.max_concurrency, self.store, release=self.backend.waits_on_a_model) as pool:
             asking = pool.ask(self, requests)
             pool.wait_for(asking)
@@ -199,6 +207,7 @@ class Extractor:
                     next_level += halves
                 elif found is not None and (replay := self._replay(call.request, found)) is not None:
                     call.result = replay
+                    call.let_go()
                 else:
                     to_ask.append(call)
             calls = next_level
@@ -302,9 +311,10 @@ class CallPool:
         """Calls asked and not yet answered, of every set."""
         return len(self._asked)
 
-    def ask(self, extractor: Extractor, requests: Sequence[ExtractionRequest], *, watched: bool = True) -> Asking:
+    def ask(self, extractor: Extractor, requests: Iterable[ExtractionRequest], *, watched: bool = True) -> Asking:
         """Answers what the cache holds and submits the rest; `watched` False keeps its calls
-        out of the current stage's progress until `Asking.watch`."""
+        out of the current stage's progress until `Asking.watch`. `requests` is read once: given
+        as a generator, no list of them outlives their calls (D106)."""
         calls = [extractor._call(request, depth=0) for request in requests]
         asking = Asking(extractor, calls, watched=watched)
         self._submit(asking, extractor._from_cache(calls))
@@ -365,5 +375,6 @@ class CallPool:
         except Exception as exc:  # noqa: BLE001 — a failed cache write is its own set's failure
             asking.error = asking.error or exc
             return
+        call.let_go()
         if asking.error is None:
             self._submit(asking, halves)

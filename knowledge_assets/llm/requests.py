@@ -28,6 +28,23 @@ class _Frozen(BaseModel):
 class _Request(_Frozen):
     branch: ClassVar[BranchName]
 
+    def answered(self) -> _Request:
+        """What is kept of the request once it is answered: everything an answer is joined back
+        by and a failure leaves unanswered (`kept.unanswered_keys`, `usage.unanswered_items`)."""
+        return self
+
+
+class _ChunkRequest(_Request):
+    """A request of chunks and the candidates found in them (formulas, rules)."""
+
+    chunks: list[SourceChunk] = Field(min_length=1)
+    candidates: list[Candidate] = Field(default_factory=list)
+
+    def answered(self) -> _ChunkRequest:
+        # The candidates are what the model reads, and RFC 9002 repeated to 50 MB holds 140 MiB
+        # of rule candidates: kept until its answer, they were all held beside every answer (D106).
+        return self.model_copy(update={"candidates": []})
+
 
 class TermBlock(_Frozen):
     key: str = Field(description="term_id; used to join the answer back, never shown to the model")
@@ -53,16 +70,12 @@ class GlossaryRequest(_Request):
         return list(seen.values())
 
 
-class FormulaRequest(_Request):
+class FormulaRequest(_ChunkRequest):
     branch: ClassVar[BranchName] = "formula"
-    chunks: list[SourceChunk] = Field(min_length=1)
-    candidates: list[Candidate] = Field(default_factory=list)
 
 
-class RuleRequest(_Request):
+class RuleRequest(_ChunkRequest):
     branch: ClassVar[BranchName] = "rule"
-    chunks: list[SourceChunk] = Field(min_length=1)
-    candidates: list[Candidate] = Field(default_factory=list)
 
 
 class DomainContextRequest(_Request):

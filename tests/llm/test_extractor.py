@@ -3,6 +3,7 @@ the API key kept out of everything that is stored or logged."""
 
 from __future__ import annotations
 
+import gc
 import logging
 import shutil
 from dataclasses import replace
@@ -197,13 +198,54 @@ def test_a_truncated_formula_batch_splits_its_chunks_with_their_candidates(opena
 
     chunks = [chunk(n) for n in range(4)]
     candidates = [span("formula", c.chunk_id, c.text, 0, 5, cue="=") for c in chunks]
+    request = FormulaRequest(chunks=chunks, candidates=candidates)
+    halves = split_request(request)
+    assert [[c.chunk_id for c in half.candidates] for half in halves] == [
+        ["DOC::0000", "DOC::0001"], ["DOC::0002", "DOC::0003"]]
     openai_server.inject(Fault.truncated())
-    results = Extractor.from_settings(replace(llm_settings, max_concurrency=1)).run(
-        [FormulaRequest(chunks=chunks, candidates=candidates)])
+    settings = replace(llm_settings, max_concurrency=1)
+    results = Extractor.from_settings(settings).run([request])
+    # Each half was asked with its own chunks' candidates; answered, it keeps its chunks (D106).
+    backend = OpenAIBackend(settings)
+    assert [r.body["messages"] for r in openai_server.requests[1:]] == [
+        backend.cache_identity(half)["messages"] for half in halves]
     assert [[c.chunk_id for c in r.request.chunks] for r in results] == [
         ["DOC::0000", "DOC::0001"], ["DOC::0002", "DOC::0003"]]
-    assert [[c.chunk_id for c in r.request.candidates] for r in results] == [
-        ["DOC::0000", "DOC::0001"], ["DOC::0002", "DOC::0003"]]
+    assert [r.request.candidates for r in results] == [[], []]
+
+
+def _candidates_alive(marker: str) -> int:
+    from knowledge_assets.candidates.model import Candidate
+
+    gc.collect()
+    return sum(isinstance(o, Candidate) and o.cue == marker for o in gc.get_objects())
+
+
+@pytest.mark.parametrize("backend", ["offline", "model", "cache"])
+def test_each_answered_request_lets_go_of_its_candidates(openai_server, llm_settings, store, backend):
+    # RFC 9002 repeated to 50 MB holds 140 MiB of rule candidates: once a call is answered (or
+    # replayed from the cache), nothing a stage holds keeps them beside the answers (D106).
+    from knowledge_assets.candidates.model import span
+
+    def requests(marker: str):
+        for n in range(6):
+            c = chunk(n)
+            yield RuleRequest(chunks=[c], candidates=[span("rule", c.chunk_id, c.text, 16, 30, cue=marker)])
+
+    settings = llm_settings if backend != "offline" else replace(llm_settings, backend="offline")
+    extractor = Extractor.from_settings(settings, store if backend == "cache" else None)
+    if backend == "cache":
+        extractor.run(requests("held"))  # answered by the model and stored: the run below replays it
+    results = extractor.run(requests("held"))
+    assert len(results) == 6 and all(r.ok for r in results)
+    assert all(r.cache_hit for r in results) == (backend == "cache")
+    assert [r.request.chunks[0].chunk_id for r in results] == [f"DOC::{n:04d}" for n in range(6)]
+    assert [r.request.candidates for r in results] == [[]] * 6
+    assert _candidates_alive("held") == 0
+    # The same requests, held by the caller, are the caller's: they are not changed.
+    given = list(requests("given"))
+    extractor.run(given)
+    assert [len(r.candidates) for r in given] == [1] * 6 and _candidates_alive("given") == 6
 
 
 def test_the_retry_budget_is_shared_by_every_call_of_a_run(openai_server, llm_settings):

@@ -1,7 +1,7 @@
 """What both backends (store/database.py, store/postgres.py) and the store's reads share, none of
 it tied to an engine: a connection held or opened for one operation, rows as dicts by column
-name (all at once or a batch at a time), a row's columns checked against its table, and the
-documents of a long list named a slice at a time in `doc_id IN (…)`. It lives below both
+name or as tuples (all at once or a batch at a time), a row's columns checked against its
+table, and the documents of a long list named a slice at a time in `doc_id IN (…)`. It lives below both
 backends so that neither imports the other, and the PostgreSQL store never imports duckdb."""
 
 from __future__ import annotations
@@ -61,6 +61,15 @@ def each_row(store: Store, sql: str, params: list[Any]) -> Iterator[dict[str, An
         names = [d[0] for d in cursor.description]
         while batch := cursor.fetchmany(_FETCH_BATCH_ROWS):
             yield from (dict(zip(names, row)) for row in batch)
+
+
+def each_tuple(store: Store, sql: str, params: list[Any]) -> Iterator[tuple[Any, ...]]:
+    """Each row of `sql` as the engine's tuple, fetched `_FETCH_BATCH_ROWS` at a time, for rows
+    read by position and counted in millions. Consumed before the store's session is released."""
+    with store.connect() as con:
+        cursor = con.execute(sql, params)
+        while batch := cursor.fetchmany(_FETCH_BATCH_ROWS):
+            yield from batch
 
 
 def check_row_columns(table: str, rows: list[dict[str, Any]]) -> None:

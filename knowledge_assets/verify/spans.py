@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from array import array
 from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 
@@ -35,13 +36,15 @@ def normalise(text: str) -> str:
     return _normalised_with_offsets(text)[0]
 
 
-def _normalised_with_offsets(text: str, dehyphenate: bool = False) -> tuple[str, list[int]]:
-    """The normalised text and, for each of its characters, the offset in `text` it came from."""
+def _normalised_with_offsets(text: str, dehyphenate: bool = False) -> tuple[str, array[int]]:
+    """The normalised text and, for each of its characters, the offset in `text` it came from:
+    an array of C ints, not a list of int objects (a chunk's offsets are held by the cache of
+    `_searchable_forms`, 256 chunks' worth, D106)."""
     joins = {m.start(): m.end() for m in _LINE_BREAK_HYPHEN.finditer(text)} if dehyphenate else {}
     if not joins and text.isascii():
         return _ascii_normalised_with_offsets(text)
     out: list[str] = []
-    origin: list[int] = []
+    origin = array("i")
     skip_until = -1
     for index, char in enumerate(text):
         if index < skip_until:
@@ -68,14 +71,14 @@ def _normalised_with_offsets(text: str, dehyphenate: bool = False) -> tuple[str,
 _NON_SPACE = re.compile(r"\S+")
 
 
-def _ascii_normalised_with_offsets(text: str) -> tuple[str, list[int]]:
+def _ascii_normalised_with_offsets(text: str) -> tuple[str, array[int]]:
     """`_normalised_with_offsets` of ASCII text with no line-break hyphen to join: ASCII is its
     own NFKC form and holds no soft hyphen, so what is left is the whitespace, each run between
     two words one space from the run's first character (`\\s` is `str.isspace`, as the general
     loop's test), the words' characters from where they stand. The same result, without a step
     per character: every chunk of every document is normalised for the verbatim checks."""
     out: list[str] = []
-    origin: list[int] = []
+    origin = array("i")
     previous_end = None
     for word in _NON_SPACE.finditer(text):
         if previous_end is not None:
@@ -88,8 +91,13 @@ def _ascii_normalised_with_offsets(text: str) -> tuple[str, list[int]]:
 
 
 @lru_cache(maxsize=256)
-def _searchable_forms(source: str) -> tuple[tuple[str, list[int]], ...]:
-    return _normalised_with_offsets(source), _normalised_with_offsets(source, dehyphenate=True)
+def _searchable_forms(source: str) -> tuple[tuple[str, array[int]], ...]:
+    """The source as searched: as written, then with its line-break hyphens joined, when it has
+    any (without, the two forms are one: it is searched, and held, once)."""
+    written = _normalised_with_offsets(source)
+    if _LINE_BREAK_HYPHEN.search(source) is None:
+        return (written,)
+    return written, _normalised_with_offsets(source, dehyphenate=True)
 
 
 def locate_bounds(value: str | None, source: str) -> tuple[int, int] | None:
@@ -135,8 +143,7 @@ class VerbatimIndex:
 
     def __init__(self, sources: Iterable[str]):
         # A source without a hyphen at a line break has one form, indexed once.
-        self._text = _APART.join(form for source in sources
-                                 for form in dict.fromkeys(form for form, _ in _searchable_forms.__wrapped__(source)))
+        self._text = _APART.join(form for source in sources for form, _ in _searchable_forms.__wrapped__(source))
 
     def holds(self, value: str | None) -> bool:
         needle = normalise(value or "")

@@ -6,6 +6,7 @@ from knowledge_assets.verify.spans import (
     crossing_pieces,
     is_verbatim,
     locate,
+    locate_bounds,
     normalise,
 )
 
@@ -115,3 +116,20 @@ def test_an_index_of_many_sources_holds_exactly_what_one_of_them_holds_verbatim(
 def test_ascii_text_with_its_offsets_is_normalised_as_the_general_loop_does(text, dehyphenate):
     # A soft hyphen at the end is dropped by the general loop and sends the text through it.
     assert _normalised_with_offsets(text, dehyphenate) == _normalised_with_offsets(text + "\u00ad", dehyphenate)
+
+
+def test_a_source_is_held_once_per_form_with_its_offsets_as_c_ints():
+    # The cache holds 256 chunks' forms: a list of int objects per character was ~60 KB a chunk,
+    # and a text with no hyphen at a line break was held twice (D106).
+    from array import array
+
+    from knowledge_assets.verify.spans import _searchable_forms
+
+    plain = "Mean time  between\nfailures"
+    (form, origin), = _searchable_forms(plain)
+    assert form == "Mean time between failures" and isinstance(origin, array)
+    assert [plain[origin[i]] for i in range(len(form)) if form[i] != " "] == [c for c in plain if not c.isspace()]
+    hyphenated = "the equip-\nment fails"
+    forms = _searchable_forms(hyphenated)
+    assert [f for f, _ in forms] == ["the equip- ment fails", "the equipment fails"]
+    assert locate_bounds("equipment", hyphenated) == (4, 15) and hyphenated[4:15] == "equip-\nment"

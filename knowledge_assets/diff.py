@@ -10,6 +10,8 @@ version, and definition conflicts. The pipeline never picks a winner.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from knowledge_assets.contracts import GlossaryEntry
 from knowledge_assets.verify.spans import normalise
 
@@ -44,7 +46,7 @@ def diff_entry(
 
 
 def diff_glossary(
-    entries: list[GlossaryEntry],
+    entries: Iterable[GlossaryEntry],
     previous: dict[str, str | None],
     in_document_variants: dict[str, list[str]] | None = None,
 ) -> list[GlossaryEntry]:

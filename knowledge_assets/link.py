@@ -107,9 +107,13 @@ def defining_formulas(formulas: list[FormulaEntry], index: TermIndex) -> dict[st
     return defining
 
 
-def link_glossary(entries: list[GlossaryEntry], formulas: list[FormulaEntry], index: TermIndex) -> list[GlossaryEntry]:
+def link_glossary(entries: Iterable[GlossaryEntry], formulas: list[FormulaEntry],
+                  index: TermIndex) -> Iterator[GlossaryEntry]:
+    """Each entry with the formula that defines its term, linked as it is drawn: a list of linked
+    copies was held beside the entries and their diffed copies (24,000 terms at 50 MB, D106)."""
     defining = defining_formulas(formulas, index)
-    return [e.model_copy(update={"defining_formula_id": defining.get(e.term_id)}) for e in entries]
+    for entry in entries:
+        yield entry.model_copy(update={"defining_formula_id": defining.get(entry.term_id)})
 
 
 def link_rules(rules: Iterable[RuleEntry], formulas: list[FormulaEntry], index: TermIndex) -> Iterator[RuleEntry]:

@@ -246,8 +246,12 @@ def plan_glossary(store: Store, extractor: Extractor, doc_id: str, run_id: str) 
         built = build_glossary(doc_id, clusters, evidence, headings, _answers_by_term(results))
         kept = keep_terms(built.entries, earlier, unanswered_keys(results), {ch.chunk_id: ch for ch in parsed_chunks})
         rejected = [*built.rejected, *kept_rejections(earlier, [e for e in kept.entities if e.term_id in kept.ids])]
-        entries = link_glossary(kept.entities, formulas, index)
-        entries = diff_glossary(entries, previous, _same_term_variants(entries))
+        # Linking sets only the defining formula: the variants are the kept entries' own. The
+        # entries are linked and diffed in one pass, and the build's are let go (D106).
+        variants = _same_term_variants(kept.entities)
+        entries = diff_glossary(link_glossary(kept.entities, formulas, index), previous, variants)
+        built.entries.clear()
+        kept.entities.clear()
         now = datetime.now(timezone.utc).replace(tzinfo=None)
         version = [
             {"doc_id": doc_id, "run_id": run_id, "created_at": now, "backend": extractor.backend.name,

@@ -19,6 +19,7 @@ def test_loading_the_definitions_imports_neither_openai_nor_pandas():
     modules = _modules_after("import knowledge_assets.definitions")
     assert "openai" not in modules
     assert "pandas" not in modules
+    assert "numpy" not in modules
 
 
 def test_a_large_write_imports_numpy_and_never_pandas(tmp_path):

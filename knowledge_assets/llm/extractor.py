@@ -174,7 +174,7 @@ class Extractor:
     def run(self, requests: Iterable[ExtractionRequest]) -> list[CallResult]:
         """Results in request order: one per request, or, for a request whose answer was
         truncated, one per half it was asked as (each result names its own request, as kept once
-        answered: `ExtractionRequest.answered`). Failed items come back as CallFailure records;
+        answered: its `answered()`). Failed items come back as CallFailure records;
         only LLMConfigurationError (no call could succeed) is raised. `requests` is read once."""
         with CallPool(self.max_concurrency, self.store, release=self.backend.waits_on_a_model) as pool:
             asking = pool.ask(self, requests)
@@ -204,6 +204,7 @@ class Extractor:
                 halves = self._halves(call) if found is not None and found.answered_by_halves else None
                 if halves is not None:
                     call.halves = halves
+                    call.let_go()
                     next_level += halves
                 elif found is not None and (replay := self._replay(call.request, found)) is not None:
                     call.result = replay

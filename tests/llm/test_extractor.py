@@ -248,6 +248,33 @@ def test_each_answered_request_lets_go_of_its_candidates(openai_server, llm_sett
     assert [len(r.candidates) for r in given] == [1] * 6 and _candidates_alive("given") == 6
 
 
+def test_a_split_call_asked_or_replayed_lets_go_of_its_candidates(openai_server, llm_settings, store):
+    # A truncated call is asked again as its halves; a re-run replays the split from the cache.
+    # While a stage holds its calls (a step's pool, `extract.ahead`), neither the truncated call
+    # nor its halves keep the candidates once answered (D106).
+    from knowledge_assets.candidates.model import span
+    from knowledge_assets.llm.extractor import CallPool
+
+    def requests():
+        chunks = [chunk(n) for n in range(4)]
+        yield RuleRequest(chunks=chunks, candidates=[span("rule", c.chunk_id, c.text, 16, 30, cue="split")
+                                                     for c in chunks])
+
+    extractor = Extractor.from_settings(replace(llm_settings, max_concurrency=1), store)
+    openai_server.inject(Fault.truncated())
+    outcomes = []
+    for _ in range(2):
+        with CallPool(1, store) as pool:
+            asking = pool.ask(extractor, requests())
+            pool.wait_for(asking)
+            results = asking.results()
+            assert _candidates_alive("split") == 0  # the calls are still held here
+        outcomes.append([(r.ok, r.cache_hit, [c.chunk_id for c in r.request.chunks]) for r in results])
+    halves = [["DOC::0000", "DOC::0001"], ["DOC::0002", "DOC::0003"]]
+    assert outcomes == [[(True, False, half) for half in halves], [(True, True, half) for half in halves]]
+    assert len(openai_server.requests) == 3
+
+
 def test_the_retry_budget_is_shared_by_every_call_of_a_run(openai_server, llm_settings):
     from knowledge_assets.llm.results import RunCalls
 

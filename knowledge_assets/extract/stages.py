@@ -103,8 +103,8 @@ class StagePlan:
     from the store, and what turns their answers into the stage's result (guards, links and
     the write). A step asks several documents' requests together (`extract.ahead`)."""
 
-    # Read once, by the ask: the formula and rule stages give a generator, so no list of requests
-    # holds their candidates after each call is answered (D106).
+    # Read once, by the ask: the formula, glossary and rule stages give an iterator, so no list of
+    # requests holds what a model reads after each call is answered (D106).
     requests: Iterable[ExtractionRequest]
     finish: Callable[[list[CallResult]], StageResult]
 
@@ -240,7 +240,7 @@ def plan_glossary(store: Store, extractor: Extractor, doc_id: str, run_id: str) 
     mentions = (ClusteredMention(*mention) for mention in clustered_mentions(store, doc_id))
     evidence = evidence_chunks(clusters, parsed_chunks, mentions, headings, definitions)
     mining = speaks_mining(chunk.text for chunk in parsed_chunks)
-    requests = list(glossary_requests(clusters, evidence, definitions, mining))
+    requests = iter(glossary_requests(clusters, evidence, definitions, mining))
 
     def finish(results: list[CallResult]) -> StageResult:
         built = build_glossary(doc_id, clusters, evidence, headings, _answers_by_term(results))

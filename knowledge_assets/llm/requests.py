@@ -61,6 +61,13 @@ class GlossaryRequest(_Request):
     mining_document: bool = Field(True, description="whether the document's own text names the mining domain the "
                                   "subdomain enum describes (subdomains.speaks_mining); never shown to the model")
 
+    def answered(self) -> GlossaryRequest:
+        # Each term's evidence chunks and candidates are what the model reads: 24,000 terms of
+        # generated prose at 50 MB held ~44 MiB of them beside every answer (D106). A term keeps
+        # its key (what its answer is joined back by) and its first chunk (a block has one).
+        return self.model_copy(update={"clusters": [
+            block.model_copy(update={"chunks": block.chunks[:1], "candidates": []}) for block in self.clusters]})
+
     def distinct_chunks(self) -> list[SourceChunk]:
         """Each chunk once, in first-seen order: clusters of one batch often share a chunk."""
         seen: dict[str, SourceChunk] = {}

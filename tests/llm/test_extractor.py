@@ -248,6 +248,29 @@ def test_each_answered_request_lets_go_of_its_candidates(openai_server, llm_sett
     assert [len(r.candidates) for r in given] == [1] * 6 and _candidates_alive("given") == 6
 
 
+@pytest.mark.parametrize("backend", ["offline", "model"])
+def test_an_answered_glossary_request_keeps_each_terms_key_and_first_chunk(openai_server, llm_settings, backend):
+    # A term's evidence chunks and candidates are what the model reads (D106); its answer is
+    # joined back by its key, in the request's order.
+    from knowledge_assets.candidates.model import span
+    from knowledge_assets.llm.requests import GlossaryRequest, TermBlock
+
+    def requests():
+        blocks = []
+        for n in range(3):
+            chunks = [chunk(10 * n + k) for k in range(3)]
+            blocks.append(TermBlock(key=f"t_{n}", canonical=f"Term {n}", chunks=chunks, candidates=[
+                span("definition", c.chunk_id, c.text, 0, 5, cue="glossary") for c in chunks]))
+        yield GlossaryRequest(clusters=blocks)
+
+    settings = llm_settings if backend == "model" else replace(llm_settings, backend="offline")
+    results = Extractor.from_settings(settings).run(requests())
+    assert [r.ok for r in results] == [True]
+    assert [(b.key, [c.chunk_id for c in b.chunks], b.candidates) for b in results[0].request.clusters] == [
+        ("t_0", ["DOC::0000"], []), ("t_1", ["DOC::0010"], []), ("t_2", ["DOC::0020"], [])]
+    assert _candidates_alive("glossary") == 0
+
+
 def test_a_split_call_asked_or_replayed_lets_go_of_its_candidates(openai_server, llm_settings, store):
     # A truncated call is asked again as its halves; a re-run replays the split from the cache.
     # While a stage holds its calls (a step's pool, `extract.ahead`), neither the truncated call

@@ -14,6 +14,19 @@ wrote alone, and the ids with it.
 A document whose planning fails fails when its turn comes, as it would have alone; the others
 go on. A backend that answers in this process (offline) waits on nothing: each document is
 planned, asked and finished in turn, and no document's plan is held beside another's.
+
+The stages after this one (`Later`) are asked ahead too, where the run materialises them later
+in this process: their requests read only what the stages before this one wrote (the chunks and
+the terms), never this stage's answers. Once this step's own documents are all planned, the next
+stages' documents are planned, in the order their steps take them, and their requests asked on
+the same pool while slots are free; the plan is dropped (its finish would read what this step
+has not written yet) and its set of calls held (`HeldAnswers`). Before the step ends, the rest
+are asked and every call answered (`ask_the_rest`): no call runs outside a model step, so the
+`llm` pool's limit across runs holds. The later step plans its document again, and takes the
+held set in place of asking only when its requests are the very same (`CallPool.ask`'s
+`earlier`); anything else (a planning error, a failed set) is left to that step, which meets
+it in its own turn. A step whose later sets are answered wholly from the cache (a re-run) stops
+asking ahead: its later steps replay the cache themselves.
 """
 
 from __future__ import annotations
@@ -37,6 +50,31 @@ ANSWERED_AHEAD = 2
 Planner = Callable[[str], tuple[Extractor, StagePlan]]
 
 
+@dataclass(frozen=True)
+class Later:
+    """A stage the run materialises after this one, in this process: its name and its planner."""
+
+    stage: str
+    plan: Planner
+
+
+class HeldAnswers:
+    """The sets of calls one run asked ahead, by stage and document, until that stage's step
+    takes them."""
+
+    def __init__(self) -> None:
+        self._held: dict[tuple[str, str], Asking] = {}
+
+    def __len__(self) -> int:
+        return len(self._held)
+
+    def hold(self, stage: str, doc_id: str, asking: Asking) -> None:
+        self._held[stage, doc_id] = asking
+
+    def take(self, stage: str, doc_id: str) -> Asking | None:
+        return self._held.pop((stage, doc_id), None)
+
+
 @dataclass
 class _Planned:
     extractor: Extractor
@@ -48,11 +86,18 @@ class AskedAhead:
     """`result(doc_id)` for each of `doc_ids` in turn, on `pool`; while a document waits on a
     model, the documents after it are planned and asked meanwhile."""
 
-    def __init__(self, doc_ids: Sequence[str], plan: Planner, pool: CallPool):
+    def __init__(self, doc_ids: Sequence[str], plan: Planner, pool: CallPool, *, stage: str = "",
+                 later: Sequence[Later] = (), held: HeldAnswers | None = None):
         self._plan = plan
         self._pool = pool
         self._unplanned = deque(doc_ids)
         self._planned: dict[str, _Planned | Exception] = {}
+        self._stage = stage
+        self._held = held if held is not None else HeldAnswers()
+        # Each later stage's documents, in the order its step takes them.
+        self._later = deque((step, doc_id) for step in later for doc_id in doc_ids)
+        self._waits_on_a_model = False
+        self._asked_nothing = 0
 
     def result(self, doc_id: str) -> StageResult:
         while doc_id not in self._planned and self._unplanned:
@@ -67,10 +112,43 @@ class AskedAhead:
         self._pool.wait_for(planned.asking)
         return planned.plan.finish(planned.asking.results())
 
+    def ask_the_rest(self) -> None:
+        """At the step's end: the later stages' calls not asked yet are asked, and every call
+        on the pool is answered before the step ends."""
+        if not self._waits_on_a_model:
+            self._later.clear()
+        while self._later:
+            self._pool.wait_until(self._slots_free)
+            self._ask_later()
+        self._pool.wait_until(lambda: self._pool.outstanding == 0)
+
+    def _slots_free(self) -> bool:
+        return self._pool.outstanding < CALLS_AHEAD * self._pool.max_concurrency
+
     def _top_up(self) -> None:
         while (self._unplanned and len(self._planned) < DOCUMENTS_AHEAD and self._answered() < ANSWERED_AHEAD
-               and self._pool.outstanding < CALLS_AHEAD * self._pool.max_concurrency):
+               and self._slots_free()):
             self._plan_next()
+        while not self._unplanned and self._later and self._slots_free():
+            self._ask_later()
+
+    def _ask_later(self) -> None:
+        later, doc_id = self._later.popleft()
+        try:
+            extractor, plan = later.plan(doc_id)
+            asking = self._pool.ask(extractor, plan.requests, watched=False)
+        except Exception:  # noqa: BLE001 — its own step plans it again, and fails in that document's turn
+            return
+        if asking.calls and asking.planned == 0:
+            # Answered wholly from the cache: its step replays it as cheaply; after a few in a row
+            # the run is a re-run, and nothing more is asked ahead.
+            self._asked_nothing += 1
+            if self._asked_nothing >= ANSWERED_AHEAD:
+                self._later.clear()
+            return
+        self._asked_nothing = 0
+        if asking.calls:
+            self._held.hold(later.stage, doc_id, asking)
 
     def _answered(self) -> int:
         """Documents planned ahead whose calls are all answered (from the cache, or none asked):
@@ -81,8 +159,9 @@ class AskedAhead:
         doc_id = self._unplanned.popleft()
         try:
             extractor, plan = self._plan(doc_id)
-            waits = extractor.backend.waits_on_a_model
-            asking = self._pool.ask(extractor, plan.requests, watched=False) if waits else None
+            self._waits_on_a_model = waits = extractor.backend.waits_on_a_model
+            earlier = self._held.take(self._stage, doc_id)
+            asking = self._pool.ask(extractor, plan.requests, watched=False, earlier=earlier) if waits else None
         except Exception as error:  # noqa: BLE001 — raised in the document's turn, by result()
             self._planned[doc_id] = error
             return

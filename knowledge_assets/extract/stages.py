@@ -101,7 +101,8 @@ class StageResult:
 class StagePlan:
     """A stage's work for one document, cut at its model calls: the requests, read and built
     from the store, and what turns their answers into the stage's result (guards, links and
-    the write). A step asks several documents' requests together (`extract.ahead`)."""
+    the write). A step asks several documents' requests together, and the requests of the run's
+    later stages ahead (`extract.ahead`)."""
 
     # Read once, by the ask: the formula, glossary and rule stages give an iterator, so no list of
     # requests holds what a model reads after each call is answered (D106).

@@ -24,7 +24,7 @@ from __future__ import annotations
 import contextlib
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field, replace
 from typing import Protocol, overload
@@ -182,7 +182,8 @@ class Extractor:
         return asking.results()
 
     def _call(self, request: ExtractionRequest, depth: int) -> _Call:
-        identity = self.backend.cache_identity(request) if self.cache is not None else None
+        # Keyed with or without a cache: a set asked ahead for a later step is known by its keys.
+        identity = self.backend.cache_identity(request)
         return _Call(request, depth, cache_key(identity) if identity is not None else None)
 
     def _halves(self, call: _Call) -> tuple[_Call, _Call] | None:
@@ -312,11 +313,20 @@ class CallPool:
         """Calls asked and not yet answered, of every set."""
         return len(self._asked)
 
-    def ask(self, extractor: Extractor, requests: Iterable[ExtractionRequest], *, watched: bool = True) -> Asking:
+    def ask(self, extractor: Extractor, requests: Iterable[ExtractionRequest], *, watched: bool = True,
+            earlier: Asking | None = None) -> Asking:
         """Answers what the cache holds and submits the rest; `watched` False keeps its calls
         out of the current stage's progress until `Asking.watch`. `requests` is read once: given
-        as a generator, no list of them outlives their calls (D106)."""
+        as a generator, no list of them outlives their calls (D106). `earlier`, a set an earlier
+        step of the run asked for this document and stage (`extract.ahead`), is the answer when
+        it asked exactly these requests and is answered: its results are the calls' own, with
+        their spend, not replays from the cache; otherwise it is ignored and the requests asked."""
         calls = [extractor._call(request, depth=0) for request in requests]
+        if (earlier is not None and earlier.done and earlier.error is None
+                and [call.key for call in earlier.calls] == [call.key for call in calls]):
+            if watched:
+                earlier.watch()
+            return earlier
         asking = Asking(extractor, calls, watched=watched)
         self._submit(asking, extractor._from_cache(calls))
         return asking
@@ -325,10 +335,15 @@ class CallPool:
         """Settles answers, of any set, until every call of `asking` is answered. Once it has to
         wait on a model, the store's session is released until it returns (`Store.released`):
         answers stored meanwhile open the file for that write only."""
+        self.wait_until(lambda: asking.done)
+
+    def wait_until(self, reached: Callable[[], bool]) -> None:
+        """Settles answers, as `wait_for` does, until `reached()`: e.g. until fewer calls are
+        out, or none."""
         with contextlib.ExitStack() as session:
             released = False
-            while not asking.done:
-                assert self._asked, "a set with calls out, and no call asked"
+            while not reached():
+                assert self._asked, "waiting on calls, and no call asked"
                 done, _ = wait(self._asked, timeout=0, return_when=FIRST_COMPLETED)
                 if not done:
                     if self._store is not None and not released:

@@ -1,7 +1,10 @@
 """A step's documents asked of the model together (extract/ahead.py), against a real
 OpenAI-compatible server on 127.0.0.1: the documents after the current one are asked while it
 waits, each document's result is made from its own answers in its own order, a document whose
-planning failed fails in its turn alone, and the offline backend plans nothing ahead."""
+planning failed fails in its turn alone, and the offline backend plans nothing ahead. The
+run's later stages are asked ahead too: their step takes those answers instead of asking
+again, asks its own requests when they differ, and nothing is asked ahead of a re-run's cache
+or of an offline backend."""
 
 from __future__ import annotations
 
@@ -9,42 +12,43 @@ from dataclasses import replace
 
 import pytest
 
-from knowledge_assets.extract.ahead import AskedAhead
+from knowledge_assets.extract.ahead import AskedAhead, HeldAnswers, Later
 from knowledge_assets.extract.stages import StagePlan, StageResult
 from knowledge_assets.llm.extractor import CallPool, Extractor
 from knowledge_assets.llm.model_settings import resolve_settings
 from knowledge_assets.llm.requests import RuleRequest, SourceChunk
 from knowledge_assets.llm.results import LLMConfigurationError
+from knowledge_assets.store.database import DuckDBStore
 from tests.llm.conftest import llm_settings, openai_server  # noqa: F401 — the fixtures this file uses
 from tests.support.openai_server import Fault
 
 DOCUMENTS = ["DOC-A", "DOC-B", "DOC-C"]
 
 
-def _request(doc_id: str, n: int) -> RuleRequest:
-    return RuleRequest(chunks=[SourceChunk(chunk_id=f"{doc_id}::{n:04d}", text=f"{doc_id} {n}: Jika A, maka B.")])
+def _request(doc_id: str, n: int, wording: str = "Jika A, maka B.") -> RuleRequest:
+    return RuleRequest(chunks=[SourceChunk(chunk_id=f"{doc_id}::{n:04d}", text=f"{doc_id} {n}: {wording}")])
 
 
 class Planner:
     """Each document's stage: two requests; its result names the chunks its answers came for.
     Records the order in which documents were planned and finished."""
 
-    def __init__(self, settings, failing: str | None = None):
-        self.settings, self.failing = settings, failing
+    def __init__(self, settings, failing: str | None = None, wording: str = "Jika A, maka B.", store=None):
+        self.settings, self.failing, self.wording, self.store = settings, failing, wording, store
         self.events: list[str] = []
 
     def __call__(self, doc_id: str):
         self.events.append(f"plan {doc_id}")
         if doc_id == self.failing:
             raise ValueError(f"{doc_id}: its chunks are missing")
-        requests = [_request(doc_id, n) for n in range(2)]
+        requests = [_request(doc_id, n, self.wording) for n in range(2)]
 
         def finish(results) -> StageResult:
             self.events.append(f"finish {doc_id}")
             return StageResult(rows=len(results), results=results,
                                figures={"chunks": [r.request.chunks[0].chunk_id for r in results if r.ok]})
 
-        return Extractor.from_settings(self.settings), StagePlan(requests, finish)
+        return Extractor.from_settings(self.settings, self.store), StagePlan(requests, finish)
 
 
 def _results(planner: Planner, doc_ids, concurrency: int) -> dict[str, StageResult | Exception]:
@@ -112,3 +116,88 @@ def test_the_offline_backend_plans_each_document_in_its_turn(concurrency, monkey
 
     assert planner.events == [event for d in DOCUMENTS for event in (f"plan {d}", f"finish {d}")]
     assert all(isinstance(found[d], StageResult) for d in DOCUMENTS)
+
+
+LATER_WORDING = "Apabila C, maka D."
+
+
+def _two_steps(first: Planner, second: Planner, held: HeldAnswers, concurrency: int,
+               doc_ids=DOCUMENTS) -> dict[str, StageResult]:
+    """The first stage's step, asking the second's calls ahead; then the second's step."""
+    with CallPool(concurrency) as pool:
+        documents = AskedAhead(doc_ids, first, pool, stage="first", later=[Later("second", second)], held=held)
+        for doc_id in doc_ids:
+            documents.result(doc_id)
+        documents.ask_the_rest()
+    with CallPool(concurrency) as pool:
+        documents = AskedAhead(doc_ids, second, pool, stage="second", held=held)
+        return {doc_id: documents.result(doc_id) for doc_id in doc_ids}
+
+
+def test_a_later_stage_is_asked_while_this_one_waits_and_its_step_takes_those_answers(openai_server, llm_settings):  # noqa: F811
+    # Held until twelve calls are out at once: only both stages' calls together make twelve.
+    openai_server.hold_until_in_flight(12)
+    settings = replace(llm_settings, max_concurrency=12)
+    held = HeldAnswers()
+
+    found = _two_steps(Planner(settings), Planner(settings, wording=LATER_WORDING), held, concurrency=12)
+
+    assert openai_server.max_in_flight == 12
+    # Each request was sent once: the second step asked nothing again.
+    assert len(openai_server.requests) == 12
+    assert len(held) == 0
+    for doc_id in DOCUMENTS:
+        result = found[doc_id]
+        assert result.figures["chunks"] == [f"{doc_id}::0000", f"{doc_id}::0001"]
+        assert all(LATER_WORDING in r.request.chunks[0].text for r in result.results)
+        # The calls' own answers and spend, not replays.
+        assert all(not r.cache_hit and r.usage.prompt_tokens > 0 for r in result.results)
+
+
+def test_a_later_step_whose_requests_differ_from_those_asked_ahead_asks_its_own(openai_server, llm_settings):  # noqa: F811
+    settings = replace(llm_settings, max_concurrency=8)
+    second = Planner(settings, wording=LATER_WORDING)
+    held = HeldAnswers()
+    with CallPool(8) as pool:
+        documents = AskedAhead(DOCUMENTS, Planner(settings), pool, stage="first", later=[Later("second", second)],
+                               held=held)
+        for doc_id in DOCUMENTS:
+            documents.result(doc_id)
+        documents.ask_the_rest()
+    assert len(openai_server.requests) == 12 and len(held) == 3
+
+    changed = Planner(settings, wording="Bila E, maka F.")
+    with CallPool(8) as pool:
+        documents = AskedAhead(DOCUMENTS, changed, pool, stage="second", held=held)
+        found = {doc_id: documents.result(doc_id) for doc_id in DOCUMENTS}
+
+    assert len(openai_server.requests) == 18
+    for doc_id in DOCUMENTS:
+        assert all("Bila E, maka F." in r.request.chunks[0].text for r in found[doc_id].results)
+
+
+def test_nothing_is_asked_ahead_of_an_offline_backend(monkeypatch):
+    monkeypatch.setenv("KNOWLEDGE_LLM_BACKEND", "offline")
+    second = Planner(resolve_settings(), wording=LATER_WORDING)
+
+    _two_steps(Planner(resolve_settings()), second, HeldAnswers(), concurrency=8)
+
+    # The second stage planned each document once, in its own step, after the one before.
+    assert second.events == [event for d in DOCUMENTS for event in (f"plan {d}", f"finish {d}")]
+
+
+def test_a_re_run_answered_from_the_cache_stops_asking_ahead(openai_server, llm_settings, tmp_path):  # noqa: F811
+    store = DuckDBStore(tmp_path / "cache.duckdb")
+    settings = replace(llm_settings, max_concurrency=8)
+    _two_steps(Planner(settings, store=store), Planner(settings, wording=LATER_WORDING, store=store),
+               HeldAnswers(), concurrency=8)
+    sent = len(openai_server.requests)
+
+    second = Planner(settings, wording=LATER_WORDING, store=store)
+    found = _two_steps(Planner(settings, store=store), second, HeldAnswers(), concurrency=8)
+
+    assert len(openai_server.requests) == sent
+    # Two documents' later sets came wholly from the cache: the third is planned only in its step.
+    planned = [event for event in second.events if event.startswith("plan")]
+    assert planned == ["plan DOC-A", "plan DOC-B", *(f"plan {d}" for d in DOCUMENTS)]
+    assert all(r.cache_hit for d in DOCUMENTS for r in found[d].results)

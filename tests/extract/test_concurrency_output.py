@@ -4,6 +4,7 @@ test_openai_pipeline) with KNOWLEDGE_LLM_CONCURRENCY 1 and 8, each in a store an
 of its own, give the same contract files, ids included, byte for byte."""
 
 import json
+from contextlib import contextmanager
 
 import dagster as dg
 
@@ -20,9 +21,11 @@ from tests.support.openai_server import OpenAIServer
 CONTRACT_FILES = [spec.export_file for spec in branches.registered()] + ["review_queue.json"]
 
 
-def _contract_files(root, concurrency: int, monkeypatch) -> tuple[dict[str, dict[str, str]], int, int]:
-    """Each document's contract files as JSON text, the requests the server received and the
-    most it had in flight at once."""
+@contextmanager
+def samples_against_the_model(root, concurrency: int, monkeypatch):
+    """(store, instance, server, doc_ids): the two samples registered in a store and a Dagster
+    instance of their own under `root`, the run's settings aimed at a loopback server answering
+    as `model`, with `concurrency` calls in flight at most."""
     store = DuckDBStore(root / "knowledge.duckdb")
     # A little latency, so calls that may overlap do.
     with OpenAIServer(model, latency_s=0.05) as server:
@@ -35,7 +38,14 @@ def _contract_files(root, concurrency: int, monkeypatch) -> tuple[dict[str, dict
         (root / "dagster").mkdir(parents=True)
         with dg.instance_for_test(temp_dir=str(root / "dagster")) as instance:
             doc_ids = [register(store, identify(path)).source.doc_id for path in (SAMPLE_PDF, SAMPLE_MARKDOWN)]
-            outcomes = materialize_documents(instance, doc_ids)
+            yield store, instance, server, doc_ids
+
+
+def _contract_files(root, concurrency: int, monkeypatch) -> tuple[dict[str, dict[str, str]], int, int]:
+    """Each document's contract files as JSON text, the requests the server received and the
+    most it had in flight at once."""
+    with samples_against_the_model(root, concurrency, monkeypatch) as (store, instance, server, doc_ids):
+        outcomes = materialize_documents(instance, doc_ids)
         assert all(o.success for o in outcomes.values()), {d: o.error for d, o in outcomes.items()}
         files = {}
         for doc_id in doc_ids:

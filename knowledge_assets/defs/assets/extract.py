@@ -13,7 +13,7 @@ from knowledge_assets.defs.partitions import documents
 from knowledge_assets.defs.resources import KnowledgeStore
 from knowledge_assets.errors import MissingUpstream
 from knowledge_assets.extract import stages
-from knowledge_assets.extract.ahead import AskedAhead
+from knowledge_assets.extract.ahead import AskedAhead, HeldAnswers, Later, Planner
 from knowledge_assets.extract.tally import PREVIEW_ROWS
 from knowledge_assets.llm.extractor import CallPool
 from knowledge_assets.llm.prompts import load_prompt
@@ -50,20 +50,55 @@ def _result(result: stages.StageResult, table: str, links: dict[str, object] | N
     return dg.MaterializeResult(metadata=metadata)
 
 
+# The model stages in the order a run materialises them (each after those it depends on).
+_PLANS = {"formulas": stages.plan_formulas, "glossary": stages.plan_glossary, "rules": stages.plan_rules,
+          "domain_context": stages.plan_domain_context}
+# Dagster's executors that run every step of a run in the run's own process, one after another.
+_ONE_PROCESS = {"in_process", "execute_in_process_executor"}
+# The calls a run's steps asked ahead for its later steps (extract/ahead.py), by run id. Under the
+# executors above a process runs one run's steps at a time: what an earlier run left (a step
+# that failed skips the steps that would have taken it) is dropped when the next run begins.
+_HELD: dict[str, HeldAnswers] = {}
+
+
+def _held(run_id: str) -> HeldAnswers:
+    if run_id not in _HELD:
+        _HELD.clear()
+    return _HELD.setdefault(run_id, HeldAnswers())
+
+
+def _later_stages(context: dg.AssetExecutionContext, table: str) -> list[str]:
+    """The model stages after `table` this run materialises after this step, in this process:
+    those its step keys and asset selection name (an empty selection is the whole job's)."""
+    if context.job_def.executor_def.name not in _ONE_PROCESS:
+        return []
+    run, names = context.run, list(_PLANS)
+    return [name for name in names[names.index(table) + 1:]
+            if (run.step_keys_to_execute is None or name in run.step_keys_to_execute)
+            and (not run.asset_selection or dg.AssetKey(name) in run.asset_selection)]
+
+
 def _extract(context: dg.AssetExecutionContext, knowledge_store: KnowledgeStore, knowledge_llm: KnowledgeLLM,
-             plan_stage, table: str, branch: str):
+             table: str, branch: str):
     store = knowledge_store.open()
     run_id = context.run.run_id
 
-    def plan(doc_id: str):
-        # The retry budget is the document's, as when each document had its own run: a batch
-        # spends no more retries on one document than a run of it alone would.
-        extractor = knowledge_llm.extractor(store, f"{run_id}/{doc_id}")
-        return extractor, plan_stage(store, extractor, doc_id, run_id)
+    def planner(plan_stage) -> Planner:
+        def plan(doc_id: str):
+            # The retry budget is the document's, as when each document had its own run: a batch
+            # spends no more retries on one document than a run of it alone would.
+            extractor = knowledge_llm.extractor(store, f"{run_id}/{doc_id}")
+            return extractor, plan_stage(store, extractor, doc_id, run_id)
 
-    # The step's documents share one pool of model calls (extract/ahead.py).
+        return plan
+
+    later = [Later(name, planner(_PLANS[name])) for name in _later_stages(context, table)]
+    held = _held(run_id)
+    # The step's documents share one pool of model calls, with the calls of the run's later
+    # model steps asked ahead (extract/ahead.py).
     with CallPool(knowledge_llm.settings().max_concurrency, store, release=True) as pool:
-        documents = AskedAhead(context.partition_keys, plan, pool)
+        documents = AskedAhead(context.partition_keys, planner(_PLANS[table]), pool, stage=table, later=later,
+                               held=held)
 
         def extract(doc_id: str) -> dg.MaterializeResult:
             with failing_the_document(MissingUpstream):
@@ -72,6 +107,9 @@ def _extract(context: dg.AssetExecutionContext, knowledge_store: KnowledgeStore,
             return _result(result, table, None, knowledge_llm, branch)
 
         yield from materialize_each(context, extract, lambda doc_ids: _step_metadata(store, context, table, doc_ids))
+        documents.ask_the_rest()
+    if not later:  # the run's last model step: nothing is taken after it
+        _HELD.pop(run_id, None)
 
 
 def _step_metadata(store, context: dg.AssetExecutionContext, table: str, doc_ids: list[str]) -> dict[str, dict]:
@@ -96,7 +134,7 @@ def _code_version(branch: str, *upstream: dg.AssetsDefinition) -> str:
     "code and variables linked to terms. Table: formulas (+ rejected_fields, llm_usage).",
 )
 def formulas(context: dg.AssetExecutionContext, knowledge_store: KnowledgeStore, knowledge_llm: KnowledgeLLM):
-    return _extract(context, knowledge_store, knowledge_llm, stages.plan_formulas, "formulas", "formula")
+    return _extract(context, knowledge_store, knowledge_llm, "formulas", "formula")
 
 
 @dg.asset(
@@ -107,7 +145,7 @@ def formulas(context: dg.AssetExecutionContext, knowledge_store: KnowledgeStore,
     "Table: glossary (+ glossary_versions, rejected_fields, llm_usage).",
 )
 def glossary(context: dg.AssetExecutionContext, knowledge_store: KnowledgeStore, knowledge_llm: KnowledgeLLM):
-    return _extract(context, knowledge_store, knowledge_llm, stages.plan_glossary, "glossary", "glossary")
+    return _extract(context, knowledge_store, knowledge_llm, "glossary", "glossary")
 
 
 @dg.asset(
@@ -117,7 +155,7 @@ def glossary(context: dg.AssetExecutionContext, knowledge_store: KnowledgeStore,
     "split out, typed calculation or interpretation, linked to terms and formulas. Table: rules.",
 )
 def rules(context: dg.AssetExecutionContext, knowledge_store: KnowledgeStore, knowledge_llm: KnowledgeLLM):
-    return _extract(context, knowledge_store, knowledge_llm, stages.plan_rules, "rules", "rule")
+    return _extract(context, knowledge_store, knowledge_llm, "rules", "rule")
 
 
 @dg.asset(
@@ -128,8 +166,7 @@ def rules(context: dg.AssetExecutionContext, knowledge_store: KnowledgeStore, kn
     "from headings, key parameters corroborated by terms, subdomains aggregated, counts. Table: domain_context.",
 )
 def domain_context(context: dg.AssetExecutionContext, knowledge_store: KnowledgeStore, knowledge_llm: KnowledgeLLM):
-    return _extract(context, knowledge_store, knowledge_llm, stages.plan_domain_context, "domain_context",
-                    "domain_context")
+    return _extract(context, knowledge_store, knowledge_llm, "domain_context", "domain_context")
 
 
 @dg.asset(

@@ -19,14 +19,16 @@ The stages after this one (`Later`) are asked ahead too, where the run materiali
 in this process: their requests read only what the stages before this one wrote (the chunks and
 the terms), never this stage's answers. Once this step's own documents are all planned, the next
 stages' documents are planned, in the order their steps take them, and their requests asked on
-the same pool while slots are free; the plan is dropped (its finish would read what this step
-has not written yet) and its set of calls held (`HeldAnswers`). Before the step ends, the rest
-are asked and every call answered (`ask_the_rest`): no call runs outside a model step, so the
-`llm` pool's limit across runs holds. The later step plans its document again, and takes the
-held set in place of asking only when its requests are the very same (`CallPool.ask`'s
-`earlier`); anything else (a planning error, a failed set) is left to that step, which meets
-it in its own turn. A step whose later sets are answered wholly from the cache (a re-run) stops
-asking ahead: its later steps replay the cache themselves.
+the same pool while slots are free, and held (`HeldAnswers`), `DOCUMENTS_AHEAD` sets at most. A
+plan may be made before the stages it depends on have written, because only its finish reads
+them, when it runs (`extract.stages`). Before the step ends, the rest are asked, up to that
+bound, and every call answered (`ask_the_rest`): no call runs outside a model step, so the `llm`
+pool's limit across runs holds. The later step finishes a small document's held plan as its
+own; a large document's it plans again, taking the held set in place of asking only when its
+requests are the very same (`CallPool.ask`'s `earlier`). Anything else (a planning error, a
+failed set) is left to that step, which meets it in its own turn. A step whose large sets come
+wholly from the cache (a re-run) stops asking ahead: its later steps replay the cache
+themselves.
 """
 
 from __future__ import annotations
@@ -42,8 +44,9 @@ from knowledge_assets.llm.extractor import Asking, CallPool, Extractor
 # document being finished waits on its last calls.
 CALLS_AHEAD = 3
 # Documents planned and not yet finished, at most: each holds its requests and what its stage
-# read, until its turn. Of those, documents whose calls are all answered already (a re-run
-# answered from the cache) keep no slot busy: at most this many wait.
+# read, until its turn; and sets of the later stages held, at most. Of the first, documents whose
+# calls are all answered already (a re-run answered from the cache) keep no slot busy: at most
+# ANSWERED_AHEAD wait.
 DOCUMENTS_AHEAD = 32
 ANSWERED_AHEAD = 2
 
@@ -58,28 +61,40 @@ class Later:
     plan: Planner
 
 
-class HeldAnswers:
-    """The sets of calls one run asked ahead, by stage and document, until that stage's step
-    takes them."""
-
-    def __init__(self) -> None:
-        self._held: dict[tuple[str, str], Asking] = {}
-
-    def __len__(self) -> int:
-        return len(self._held)
-
-    def hold(self, stage: str, doc_id: str, asking: Asking) -> None:
-        self._held[stage, doc_id] = asking
-
-    def take(self, stage: str, doc_id: str) -> Asking | None:
-        return self._held.pop((stage, doc_id), None)
-
-
 @dataclass
 class _Planned:
     extractor: Extractor
     plan: StagePlan
     asking: Asking | None  # None: its backend waits on no model, and it is asked in its turn
+
+
+@dataclass(frozen=True)
+class _Held:
+    asking: Asking
+    planned: _Planned | None  # with its plan, when its calls are few (`HeldAnswers`)
+
+
+class HeldAnswers:
+    """The sets of calls one run asked ahead, by stage and document, until that stage's step
+    takes them. A set of few calls (no more than the pool's slots: a small document) is held
+    with its plan, and its step finishes it without planning it again; a larger one is held
+    alone, because its plan holds the document's text and what the stage read, and its step
+    plans it again and takes the set only for the very same requests."""
+
+    def __init__(self) -> None:
+        self._held: dict[tuple[str, str], _Held] = {}
+
+    def __len__(self) -> int:
+        return len(self._held)
+
+    def __contains__(self, key: tuple[str, str]) -> bool:
+        return key in self._held
+
+    def hold(self, stage: str, doc_id: str, asking: Asking, planned: _Planned | None = None) -> None:
+        self._held[stage, doc_id] = _Held(asking, planned)
+
+    def take(self, stage: str, doc_id: str) -> _Held | None:
+        return self._held.pop((stage, doc_id), None)
 
 
 class AskedAhead:
@@ -117,7 +132,7 @@ class AskedAhead:
         on the pool is answered before the step ends."""
         if not self._waits_on_a_model:
             self._later.clear()
-        while self._later:
+        while self._later and len(self._held) < DOCUMENTS_AHEAD:
             self._pool.wait_until(self._slots_free)
             self._ask_later()
         self._pool.wait_until(lambda: self._pool.outstanding == 0)
@@ -129,26 +144,29 @@ class AskedAhead:
         while (self._unplanned and len(self._planned) < DOCUMENTS_AHEAD and self._answered() < ANSWERED_AHEAD
                and self._slots_free()):
             self._plan_next()
-        while not self._unplanned and self._later and self._slots_free():
+        while not self._unplanned and self._later and self._slots_free() and len(self._held) < DOCUMENTS_AHEAD:
             self._ask_later()
 
     def _ask_later(self) -> None:
         later, doc_id = self._later.popleft()
+        if (later.stage, doc_id) in self._held:  # asked ahead by an earlier step
+            return
         try:
             extractor, plan = later.plan(doc_id)
             asking = self._pool.ask(extractor, plan.requests, watched=False)
         except Exception:  # noqa: BLE001 — its own step plans it again, and fails in that document's turn
             return
-        if asking.calls and asking.planned == 0:
-            # Answered wholly from the cache: its step replays it as cheaply; after a few in a row
-            # the run is a re-run, and nothing more is asked ahead.
+        if len(asking.calls) <= self._pool.max_concurrency:
+            self._held.hold(later.stage, doc_id, asking, _Planned(extractor, plan, asking))
+        elif asking.planned > 0:
+            self._asked_nothing = 0
+            self._held.hold(later.stage, doc_id, asking)
+        else:
+            # Answered wholly from the cache: its step plans it again and replays it as cheaply;
+            # after a few in a row the run is a re-run, and nothing more is asked ahead.
             self._asked_nothing += 1
             if self._asked_nothing >= ANSWERED_AHEAD:
                 self._later.clear()
-            return
-        self._asked_nothing = 0
-        if asking.calls:
-            self._held.hold(later.stage, doc_id, asking)
 
     def _answered(self) -> int:
         """Documents planned ahead whose calls are all answered (from the cache, or none asked):
@@ -157,10 +175,15 @@ class AskedAhead:
 
     def _plan_next(self) -> None:
         doc_id = self._unplanned.popleft()
+        held = self._held.take(self._stage, doc_id)
+        if held is not None and held.planned is not None and held.asking.error is None:
+            self._waits_on_a_model = True
+            self._planned[doc_id] = held.planned
+            return
         try:
             extractor, plan = self._plan(doc_id)
             self._waits_on_a_model = waits = extractor.backend.waits_on_a_model
-            earlier = self._held.take(self._stage, doc_id)
+            earlier = held.asking if held is not None else None
             asking = self._pool.ask(extractor, plan.requests, watched=False, earlier=earlier) if waits else None
         except Exception as error:  # noqa: BLE001 — raised in the document's turn, by result()
             self._planned[doc_id] = error

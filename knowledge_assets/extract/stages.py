@@ -9,6 +9,11 @@ the rows the branch's last write stored for what that call asked about are kept 
 Dependencies follow the data, so a prompt change marks exactly the right assets stale:
 formulas ← clusters; glossary ← clusters, formulas; rules ← clusters, formulas;
 domain_context ← glossary, formulas, rules; review_queue ← glossary, domain_context.
+
+Only a finish reads the other branches (the formulas a glossary entry or a rule links to, the
+entities the domain context counts), when it runs: a stage's requests read nothing the other
+model stages write, so a plan made ahead, before the stages it depends on have written
+(`extract.ahead`), asks and finishes as one made in its own step.
 """
 
 from __future__ import annotations
@@ -226,7 +231,6 @@ def _answers_by_term(results: Sequence[CallResult]) -> dict[str, object]:
 def plan_glossary(store: Store, extractor: Extractor, doc_id: str, run_id: str) -> StagePlan:
     parsed_chunks = _parsed_chunks(store, doc_id)
     clusters = load_clusters(store, doc_id)
-    formulas = load_branch(store, FORMULA, doc_id)
     previous = latest_glossary_version(store, doc_id)
     earlier = earlier_result(store, GLOSSARY, doc_id)
     prompt_hash = load_prompt(GLOSSARY.name).sha256
@@ -250,6 +254,7 @@ def plan_glossary(store: Store, extractor: Extractor, doc_id: str, run_id: str) 
         # Linking sets only the defining formula: the variants are the kept entries' own. The
         # entries are linked and diffed in one pass, and the build's are let go (D106).
         variants = _same_term_variants(kept.entities)
+        formulas = load_branch(store, FORMULA, doc_id)
         entries = diff_glossary(link_glossary(kept.entities, formulas, index), previous, variants)
         built.entries.clear()
         kept.entities.clear()
@@ -290,7 +295,6 @@ def run_glossary(store: Store, extractor: Extractor, doc_id: str, run_id: str) -
 def plan_rules(store: Store, extractor: Extractor, doc_id: str, run_id: str) -> StagePlan:
     parsed_chunks = _parsed_chunks(store, doc_id)
     clusters = load_clusters(store, doc_id)
-    formulas = load_branch(store, FORMULA, doc_id)
     earlier = earlier_result(store, RULE, doc_id)
 
     chunks = {ch.chunk_id: ch for ch in parsed_chunks}
@@ -302,7 +306,7 @@ def plan_rules(store: Store, extractor: Extractor, doc_id: str, run_id: str) -> 
         built = build_rules(doc_id, (r for answer in _answers(results) for r in answer.rules), chunks)
         kept = keep_by_chunk(built.rules, earlier, unanswered_keys(results), chunks, RULE.id_field)
         rules = Tally(
-            link_rules(kept.entities, formulas, term_index(clusters)),
+            link_rules(kept.entities, load_branch(store, FORMULA, doc_id), term_index(clusters)),
             lambda r: {"rule_id": r.rule_id, "rule_type": r.rule_type, "condition": r.condition,
                        "consequence": r.consequence, "statement": r.statement},
             calculation=lambda r: r.rule_type == "calculation",
@@ -329,15 +333,13 @@ def run_rules(store: Store, extractor: Extractor, doc_id: str, run_id: str) -> S
 def plan_domain_context(store: Store, extractor: Extractor, doc_id: str, run_id: str) -> StagePlan:
     parsed_chunks = _parsed_chunks(store, doc_id)
     clusters = load_clusters(store, doc_id)
-    glossary = load_branch(store, GLOSSARY, doc_id)
-    formulas = load_branch(store, FORMULA, doc_id)
-    rules = load_branch(store, RULE, doc_id)
     earlier = earlier_result(store, DOMAIN_CONTEXT, doc_id)
 
     request = domain_request(parsed_chunks)
     requests = [request]
 
     def finish(results: list[CallResult]) -> StageResult:
+        glossary, formulas, rules = (load_branch(store, branch, doc_id) for branch in (GLOSSARY, FORMULA, RULE))
         built = build_domain(doc_id, parsed_chunks, results[0].answer)
         kept = keep_domain(built.domain, earlier, results[0].ok, {ch.chunk_id: ch for ch in parsed_chunks})
         domain = complete_domain(link_domain(kept.entities[0], term_index(clusters)), glossary, formulas, rules)

@@ -140,12 +140,16 @@ def test_a_later_stage_is_asked_while_this_one_waits_and_its_step_takes_those_an
     settings = replace(llm_settings, max_concurrency=12)
     held = HeldAnswers()
 
-    found = _two_steps(Planner(settings), Planner(settings, wording=LATER_WORDING), held, concurrency=12)
+    second = Planner(settings, wording=LATER_WORDING)
+
+    found = _two_steps(Planner(settings), second, held, concurrency=12)
 
     assert openai_server.max_in_flight == 12
-    # Each request was sent once: the second step asked nothing again.
+    # Each request was sent once: the second step asked nothing again, and finished the plans
+    # made ahead (two calls each, fewer than the slots) without planning again.
     assert len(openai_server.requests) == 12
     assert len(held) == 0
+    assert second.events == [*(f"plan {d}" for d in DOCUMENTS), *(f"finish {d}" for d in DOCUMENTS)]
     for doc_id in DOCUMENTS:
         result = found[doc_id]
         assert result.figures["chunks"] == [f"{doc_id}::0000", f"{doc_id}::0001"]
@@ -155,10 +159,12 @@ def test_a_later_stage_is_asked_while_this_one_waits_and_its_step_takes_those_an
 
 
 def test_a_later_step_whose_requests_differ_from_those_asked_ahead_asks_its_own(openai_server, llm_settings):  # noqa: F811
-    settings = replace(llm_settings, max_concurrency=8)
+    # One slot: each document's two calls are more than the slots, so its set is held without
+    # its plan, and its step plans it again.
+    settings = replace(llm_settings, max_concurrency=1)
     second = Planner(settings, wording=LATER_WORDING)
     held = HeldAnswers()
-    with CallPool(8) as pool:
+    with CallPool(1) as pool:
         documents = AskedAhead(DOCUMENTS, Planner(settings), pool, stage="first", later=[Later("second", second)],
                                held=held)
         for doc_id in DOCUMENTS:
@@ -167,7 +173,7 @@ def test_a_later_step_whose_requests_differ_from_those_asked_ahead_asks_its_own(
     assert len(openai_server.requests) == 12 and len(held) == 3
 
     changed = Planner(settings, wording="Bila E, maka F.")
-    with CallPool(8) as pool:
+    with CallPool(1) as pool:
         documents = AskedAhead(DOCUMENTS, changed, pool, stage="second", held=held)
         found = {doc_id: documents.result(doc_id) for doc_id in DOCUMENTS}
 
@@ -186,18 +192,24 @@ def test_nothing_is_asked_ahead_of_an_offline_backend(monkeypatch):
     assert second.events == [event for d in DOCUMENTS for event in (f"plan {d}", f"finish {d}")]
 
 
-def test_a_re_run_answered_from_the_cache_stops_asking_ahead(openai_server, llm_settings, tmp_path):  # noqa: F811
+@pytest.mark.parametrize("concurrency", [1, 8])
+def test_a_re_run_answered_from_the_cache_sends_nothing(concurrency, openai_server, llm_settings, tmp_path):  # noqa: F811
     store = DuckDBStore(tmp_path / "cache.duckdb")
-    settings = replace(llm_settings, max_concurrency=8)
+    settings = replace(llm_settings, max_concurrency=concurrency)
     _two_steps(Planner(settings, store=store), Planner(settings, wording=LATER_WORDING, store=store),
-               HeldAnswers(), concurrency=8)
+               HeldAnswers(), concurrency=concurrency)
     sent = len(openai_server.requests)
 
     second = Planner(settings, wording=LATER_WORDING, store=store)
-    found = _two_steps(Planner(settings, store=store), second, HeldAnswers(), concurrency=8)
+    found = _two_steps(Planner(settings, store=store), second, HeldAnswers(), concurrency=concurrency)
 
     assert len(openai_server.requests) == sent
-    # Two documents' later sets came wholly from the cache: the third is planned only in its step.
-    planned = [event for event in second.events if event.startswith("plan")]
-    assert planned == ["plan DOC-A", "plan DOC-B", *(f"plan {d}" for d in DOCUMENTS)]
     assert all(r.cache_hit for d in DOCUMENTS for r in found[d].results)
+    planned = [event for event in second.events if event.startswith("plan")]
+    if concurrency == 8:
+        # Small sets are held with their plans: each document is planned once.
+        assert planned == [f"plan {d}" for d in DOCUMENTS]
+    else:
+        # Sets larger than the slots, and wholly from the cache: after two, nothing more is
+        # planned ahead, and the third document is planned only in its step.
+        assert planned == ["plan DOC-A", "plan DOC-B", *(f"plan {d}" for d in DOCUMENTS)]

@@ -22,9 +22,10 @@ Printed: the requests the server received and its peak in flight; the run's wall
 the ideal (requests x latency / concurrency), and the window from the first request to the last
 answer against the same ideal and against the stages' floor (the sum over stages of
 ceil(its requests / concurrency) x latency: the shortest window when each stage's calls wait
-for the stage before it, as they did before the later stages were asked ahead, D107); per stage (told apart by the response schema a
-request names) and per document within it (by its chunk ids), the requests and the window from
-the first request's start to the last answer, against the same ideal; the machine's load
+for the stage before it, as they did before the later stages were asked ahead, D107); per
+stage (told apart by the response schema a request names) and per document within it (by its
+chunk ids), the requests and the window from the first request's start to the last answer,
+against the same ideal; the machine's load
 average at start and end.
 """
 

@@ -23,12 +23,13 @@ the same pool while slots are free, and held (`HeldAnswers`), `DOCUMENTS_AHEAD` 
 plan may be made before the stages it depends on have written, because only its finish reads
 them, when it runs (`extract.stages`). Before the step ends, the rest are asked, up to that
 bound, and every call answered (`ask_the_rest`): no call runs outside a model step, so the `llm`
-pool's limit across runs holds. The later step finishes a small document's held plan as its
-own; a large document's it plans again, taking the held set in place of asking only when its
+pool's limit across runs holds. The later step finishes a short document's held plan as its
+own; a longer document's it plans again, taking the held set in place of asking only when its
 requests are the very same (`CallPool.ask`'s `earlier`). Anything else (a planning error, a
-failed set) is left to that step, which meets it in its own turn. A step whose large sets come
-wholly from the cache (a re-run) stops asking ahead: its later steps replay the cache
-themselves.
+failed set, a set left unanswered by a step that failed: `stop_asking`) is left to that step,
+which meets it in its own turn. Nothing is asked for a stage whose step has begun. A step whose
+longer documents' sets come wholly from the cache (a re-run) stops asking ahead: its later steps
+replay the cache themselves.
 """
 
 from __future__ import annotations
@@ -49,6 +50,10 @@ CALLS_AHEAD = 3
 # ANSWERED_AHEAD wait.
 DOCUMENTS_AHEAD = 32
 ANSWERED_AHEAD = 2
+# A plan asked ahead is held whole only for a document of at most this many characters of text
+# (about 50 pages): a plan holds the document's chunks and what its stage read, and up to
+# DOCUMENTS_AHEAD of them wait for their steps. A longer document's step plans it again.
+HELD_PLAN_CHARS = 200_000
 
 Planner = Callable[[str], tuple[Extractor, StagePlan]]
 
@@ -76,13 +81,14 @@ class _Held:
 
 class HeldAnswers:
     """The sets of calls one run asked ahead, by stage and document, until that stage's step
-    takes them. A set of few calls (no more than the pool's slots: a small document) is held
-    with its plan, and its step finishes it without planning it again; a larger one is held
-    alone, because its plan holds the document's text and what the stage read, and its step
-    plans it again and takes the set only for the very same requests."""
+    takes them, and the stages whose step has begun (nothing is asked ahead for those). A short
+    document's set is held with its plan, and its step finishes it without planning it again;
+    a longer one's alone (HELD_PLAN_CHARS), and its step plans it again and takes the set only
+    for the very same requests."""
 
     def __init__(self) -> None:
         self._held: dict[tuple[str, str], _Held] = {}
+        self.begun: set[str] = set()
 
     def __len__(self) -> int:
         return len(self._held)
@@ -109,8 +115,10 @@ class AskedAhead:
         self._planned: dict[str, _Planned | Exception] = {}
         self._stage = stage
         self._held = held if held is not None else HeldAnswers()
+        self._held.begun.add(stage)
         # Each later stage's documents, in the order its step takes them.
-        self._later = deque((step, doc_id) for step in later for doc_id in doc_ids)
+        self._later = deque((step, doc_id) for step in later if step.stage not in self._held.begun
+                            for doc_id in doc_ids)
         self._waits_on_a_model = False
         self._asked_nothing = 0
 
@@ -137,6 +145,12 @@ class AskedAhead:
             self._ask_later()
         self._pool.wait_until(lambda: self._pool.outstanding == 0)
 
+    def stop_asking(self) -> None:
+        """When the step fails: nothing more is asked ahead, calls not yet sent are cancelled,
+        and those in flight are answered and stored before the step ends."""
+        self._later.clear()
+        self._pool.cancel_unsent()
+
     def _slots_free(self) -> bool:
         return self._pool.outstanding < CALLS_AHEAD * self._pool.max_concurrency
 
@@ -156,7 +170,7 @@ class AskedAhead:
             asking = self._pool.ask(extractor, plan.requests, watched=False)
         except Exception:  # noqa: BLE001 — its own step plans it again, and fails in that document's turn
             return
-        if len(asking.calls) <= self._pool.max_concurrency:
+        if plan.text_chars <= HELD_PLAN_CHARS:
             self._held.hold(later.stage, doc_id, asking, _Planned(extractor, plan, asking))
         elif asking.planned > 0:
             self._asked_nothing = 0
@@ -176,7 +190,7 @@ class AskedAhead:
     def _plan_next(self) -> None:
         doc_id = self._unplanned.popleft()
         held = self._held.take(self._stage, doc_id)
-        if held is not None and held.planned is not None and held.asking.error is None:
+        if held is not None and held.planned is not None and held.asking.done and held.asking.error is None:
             self._waits_on_a_model = True
             self._planned[doc_id] = held.planned
             return

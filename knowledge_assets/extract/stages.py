@@ -10,10 +10,8 @@ Dependencies follow the data, so a prompt change marks exactly the right assets 
 formulas ← clusters; glossary ← clusters, formulas; rules ← clusters, formulas;
 domain_context ← glossary, formulas, rules; review_queue ← glossary, domain_context.
 
-Only a finish reads the other branches (the formulas a glossary entry or a rule links to, the
-entities the domain context counts), when it runs: a stage's requests read nothing the other
-model stages write, so a plan made ahead, before the stages it depends on have written
-(`extract.ahead`), asks and finishes as one made in its own step.
+Only a finish reads the other branches, when it runs: a plan made ahead, before the stages it
+depends on have written (`extract.ahead`), asks and finishes as one made in its own step (D107).
 """
 
 from __future__ import annotations
@@ -113,6 +111,8 @@ class StagePlan:
     # requests holds what a model reads after each call is answered (D106).
     requests: Iterable[ExtractionRequest]
     finish: Callable[[list[CallResult]], StageResult]
+    # The document's text, in characters: what the plan holds grows with it.
+    text_chars: int = 0
 
     def run(self, extractor: Extractor) -> StageResult:
         return self.finish(extractor.run(self.requests))
@@ -197,7 +197,7 @@ def plan_formulas(store: Store, extractor: Extractor, doc_id: str, run_id: str) 
                      for f in formulas[:PREVIEW_ROWS]],
         )
 
-    return StagePlan(requests, finish)
+    return StagePlan(requests, finish, sum(len(ch.text) for ch in parsed_chunks))
 
 
 def run_formulas(store: Store, extractor: Extractor, doc_id: str, run_id: str) -> StageResult:
@@ -285,7 +285,7 @@ def plan_glossary(store: Store, extractor: Extractor, doc_id: str, run_id: str) 
                      for e in entries[:PREVIEW_ROWS]],
         )
 
-    return StagePlan(requests, finish)
+    return StagePlan(requests, finish, sum(len(ch.text) for ch in parsed_chunks))
 
 
 def run_glossary(store: Store, extractor: Extractor, doc_id: str, run_id: str) -> StageResult:
@@ -323,7 +323,7 @@ def plan_rules(store: Store, extractor: Extractor, doc_id: str, run_id: str) -> 
             preview=rules.preview,
         )
 
-    return StagePlan(requests, finish)
+    return StagePlan(requests, finish, sum(len(ch.text) for ch in parsed_chunks))
 
 
 def run_rules(store: Store, extractor: Extractor, doc_id: str, run_id: str) -> StageResult:
@@ -367,7 +367,7 @@ def plan_domain_context(store: Store, extractor: Extractor, doc_id: str, run_id:
                       "key_parameters": ", ".join(f"{k.surface}→{k.term_id}" for k in domain.key_parameters)}],
         )
 
-    return StagePlan(requests, finish)
+    return StagePlan(requests, finish, sum(len(ch.text) for ch in parsed_chunks))
 
 
 def run_domain_context(store: Store, extractor: Extractor, doc_id: str, run_id: str) -> StageResult:

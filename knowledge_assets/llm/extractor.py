@@ -25,13 +25,14 @@ import contextlib
 import threading
 import time
 from collections.abc import Callable, Iterable
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, CancelledError, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field, replace
 from typing import Protocol, overload
 
 import pydantic
 
 from knowledge_assets import progress
+from knowledge_assets.llm.halves import MAX_SPLIT_DEPTH, charged_to_halves, is_truncated, split_request
 from knowledge_assets.llm.model_settings import LLMSettings
 from knowledge_assets.llm.offline import OfflineBackend
 from knowledge_assets.llm.requests import (
@@ -49,53 +50,8 @@ from knowledge_assets.llm.responses import (
     GlossaryResponse,
     RuleResponse,
 )
-from knowledge_assets.llm.results import CallFailure, CallResult, LLMConfigurationError, RunCalls, call_usage
+from knowledge_assets.llm.results import CallResult, LLMConfigurationError, RunCalls, call_usage
 from knowledge_assets.store.protocol import Store
-
-# A batch of 32 terms halves to 16, 8, 4, then 2: past that, a truncation is not the batch's size.
-MAX_SPLIT_DEPTH = 4
-
-
-def split_request(request: ExtractionRequest) -> tuple[ExtractionRequest, ExtractionRequest] | None:
-    """The request as two halves of its terms (glossary) or chunks (formulas, rules), each with
-    the candidates of its own chunks; None when it cannot be halved (one item, or the domain
-    context, which is one answer about the whole document)."""
-    if isinstance(request, GlossaryRequest):
-        items = request.clusters
-        if len(items) < 2:
-            return None
-        middle = len(items) // 2
-        return tuple(  # type: ignore[return-value]
-            request.model_copy(update={"clusters": half}) for half in (items[:middle], items[middle:]))
-    if isinstance(request, (FormulaRequest, RuleRequest)) and len(request.chunks) >= 2:
-        middle = len(request.chunks) // 2
-        halves = request.chunks[:middle], request.chunks[middle:]
-        return tuple(  # type: ignore[return-value]
-            type(request)(chunks=half, candidates=[c for c in request.candidates
-                                                   if c.chunk_id in {chunk.chunk_id for chunk in half}])
-            for half in halves
-        )
-    return None
-
-
-def _truncated(result: CallResult) -> bool:
-    return isinstance(result.answer, CallFailure) and result.answer.kind == "truncated"
-
-
-def _charged(truncated: CallResult, halves: list[CallResult]) -> list[CallResult]:
-    """The halves' results, the first carrying the truncated call's spend and one more retry:
-    the tokens are accounted, and the truncated call, answered by its halves, is not counted
-    as a failed call. The first carries a request sent this run, so it is no replay even when
-    its half came from the cache."""
-    spent, first = truncated.usage, halves[0].usage
-    usage = first.model_copy(update={
-        "prompt_tokens": first.prompt_tokens + spent.prompt_tokens,
-        "cached_tokens": first.cached_tokens + spent.cached_tokens,
-        "completion_tokens": first.completion_tokens + spent.completion_tokens,
-        "latency_s": first.latency_s + spent.latency_s,
-        "retries": first.retries + spent.retries + 1,
-    })
-    return [replace(halves[0], usage=usage, cache_hit=False), *halves[1:]]
 
 
 @dataclass
@@ -122,7 +78,7 @@ class _Call:
             assert self.result is not None
             return [self.result]
         answered = [*self.halves[0].results(), *self.halves[1].results()]
-        return answered if self.result is None else _charged(self.result, answered)
+        return answered if self.result is None else charged_to_halves(self.result, answered)
 
 
 class Backend(Protocol):
@@ -219,7 +175,7 @@ class Extractor:
         """Stores the call's answer; a truncated one is split, and its halves the cache does
         not hold are returned, to be asked."""
         assert call.result is not None
-        halves = self._halves(call) if _truncated(call.result) else None
+        halves = self._halves(call) if is_truncated(call.result) else None
         self._store(call, split=halves is not None)
         if halves is None:
             return []
@@ -322,8 +278,9 @@ class CallPool:
         it asked exactly these requests and is answered: its results are the calls' own, with
         their spend, not replays from the cache; otherwise it is ignored and the requests asked."""
         calls = [extractor._call(request, depth=0) for request in requests]
-        if (earlier is not None and earlier.done and earlier.error is None
-                and [call.key for call in earlier.calls] == [call.key for call in calls]):
+        keys = [call.key for call in calls]
+        if (earlier is not None and earlier.done and earlier.error is None and None not in keys
+                and [call.key for call in earlier.calls] == keys):
             if watched:
                 earlier.watch()
             return earlier
@@ -343,7 +300,8 @@ class CallPool:
         with contextlib.ExitStack() as session:
             released = False
             while not reached():
-                assert self._asked, "waiting on calls, and no call asked"
+                if not self._asked:
+                    raise RuntimeError("waiting on calls this pool never asked")
                 done, _ = wait(self._asked, timeout=0, return_when=FIRST_COMPLETED)
                 if not done:
                     if self._store is not None and not released:
@@ -352,6 +310,15 @@ class CallPool:
                     done, _ = wait(self._asked, return_when=FIRST_COMPLETED)
                 for future in done:
                     self._settle(future)
+
+    def cancel_unsent(self) -> None:
+        """Cancels the calls not yet sent (each of their sets fails with the cancellation) and
+        settles those in flight: what was paid for is stored in the cache."""
+        for future in [future for future in self._asked if future.cancel()]:
+            asking, _ = self._asked.pop(future)
+            asking.outstanding -= 1
+            asking.error = asking.error or CancelledError("cancelled before it was sent")
+        self.wait_until(lambda: not self._asked)
 
     def _submit(self, asking: Asking, calls: list[_Call]) -> None:
         for call in calls:

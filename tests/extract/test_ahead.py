@@ -12,7 +12,7 @@ from dataclasses import replace
 
 import pytest
 
-from knowledge_assets.extract.ahead import AskedAhead, HeldAnswers, Later
+from knowledge_assets.extract.ahead import HELD_PLAN_CHARS, AskedAhead, HeldAnswers, Later
 from knowledge_assets.extract.stages import StagePlan, StageResult
 from knowledge_assets.llm.extractor import CallPool, Extractor
 from knowledge_assets.llm.model_settings import resolve_settings
@@ -33,8 +33,10 @@ class Planner:
     """Each document's stage: two requests; its result names the chunks its answers came for.
     Records the order in which documents were planned and finished."""
 
-    def __init__(self, settings, failing: str | None = None, wording: str = "Jika A, maka B.", store=None):
+    def __init__(self, settings, failing: str | None = None, wording: str = "Jika A, maka B.", store=None,
+                 text_chars: int = 0):
         self.settings, self.failing, self.wording, self.store = settings, failing, wording, store
+        self.text_chars = text_chars
         self.events: list[str] = []
 
     def __call__(self, doc_id: str):
@@ -48,7 +50,7 @@ class Planner:
             return StageResult(rows=len(results), results=results,
                                figures={"chunks": [r.request.chunks[0].chunk_id for r in results if r.ok]})
 
-        return Extractor.from_settings(self.settings, self.store), StagePlan(requests, finish)
+        return Extractor.from_settings(self.settings, self.store), StagePlan(requests, finish, self.text_chars)
 
 
 def _results(planner: Planner, doc_ids, concurrency: int) -> dict[str, StageResult | Exception]:
@@ -121,14 +123,19 @@ def test_the_offline_backend_plans_each_document_in_its_turn(concurrency, monkey
 LATER_WORDING = "Apabila C, maka D."
 
 
-def _two_steps(first: Planner, second: Planner, held: HeldAnswers, concurrency: int,
-               doc_ids=DOCUMENTS) -> dict[str, StageResult]:
-    """The first stage's step, asking the second's calls ahead; then the second's step."""
+def _first_step(first: Planner, second: Planner, held: HeldAnswers, concurrency: int, doc_ids=DOCUMENTS) -> None:
+    """The first stage's step, asking the second's calls ahead."""
     with CallPool(concurrency) as pool:
         documents = AskedAhead(doc_ids, first, pool, stage="first", later=[Later("second", second)], held=held)
         for doc_id in doc_ids:
             documents.result(doc_id)
         documents.ask_the_rest()
+
+
+def _two_steps(first: Planner, second: Planner, held: HeldAnswers, concurrency: int,
+               doc_ids=DOCUMENTS) -> dict[str, StageResult]:
+    """The first stage's step, asking the second's calls ahead; then the second's step."""
+    _first_step(first, second, held, concurrency, doc_ids)
     with CallPool(concurrency) as pool:
         documents = AskedAhead(doc_ids, second, pool, stage="second", held=held)
         return {doc_id: documents.result(doc_id) for doc_id in doc_ids}
@@ -158,22 +165,18 @@ def test_a_later_stage_is_asked_while_this_one_waits_and_its_step_takes_those_an
         assert all(not r.cache_hit and r.usage.prompt_tokens > 0 for r in result.results)
 
 
+LONG = HELD_PLAN_CHARS + 1  # a document whose plan is not held: its step plans it again
+
+
 def test_a_later_step_whose_requests_differ_from_those_asked_ahead_asks_its_own(openai_server, llm_settings):  # noqa: F811
-    # One slot: each document's two calls are more than the slots, so its set is held without
-    # its plan, and its step plans it again.
-    settings = replace(llm_settings, max_concurrency=1)
-    second = Planner(settings, wording=LATER_WORDING)
+    settings = replace(llm_settings, max_concurrency=8)
+    second = Planner(settings, wording=LATER_WORDING, text_chars=LONG)
     held = HeldAnswers()
-    with CallPool(1) as pool:
-        documents = AskedAhead(DOCUMENTS, Planner(settings), pool, stage="first", later=[Later("second", second)],
-                               held=held)
-        for doc_id in DOCUMENTS:
-            documents.result(doc_id)
-        documents.ask_the_rest()
+    _first_step(Planner(settings), second, held, concurrency=8)
     assert len(openai_server.requests) == 12 and len(held) == 3
 
-    changed = Planner(settings, wording="Bila E, maka F.")
-    with CallPool(1) as pool:
+    changed = Planner(settings, wording="Bila E, maka F.", text_chars=LONG)
+    with CallPool(8) as pool:
         documents = AskedAhead(DOCUMENTS, changed, pool, stage="second", held=held)
         found = {doc_id: documents.result(doc_id) for doc_id in DOCUMENTS}
 
@@ -192,24 +195,64 @@ def test_nothing_is_asked_ahead_of_an_offline_backend(monkeypatch):
     assert second.events == [event for d in DOCUMENTS for event in (f"plan {d}", f"finish {d}")]
 
 
-@pytest.mark.parametrize("concurrency", [1, 8])
-def test_a_re_run_answered_from_the_cache_sends_nothing(concurrency, openai_server, llm_settings, tmp_path):  # noqa: F811
+@pytest.mark.parametrize("text_chars", [0, LONG], ids=["short", "long"])
+def test_a_re_run_answered_from_the_cache_sends_nothing(text_chars, openai_server, llm_settings, tmp_path):  # noqa: F811
     store = DuckDBStore(tmp_path / "cache.duckdb")
-    settings = replace(llm_settings, max_concurrency=concurrency)
+    settings = replace(llm_settings, max_concurrency=8)
     _two_steps(Planner(settings, store=store), Planner(settings, wording=LATER_WORDING, store=store),
-               HeldAnswers(), concurrency=concurrency)
+               HeldAnswers(), concurrency=8)
     sent = len(openai_server.requests)
 
-    second = Planner(settings, wording=LATER_WORDING, store=store)
-    found = _two_steps(Planner(settings, store=store), second, HeldAnswers(), concurrency=concurrency)
+    second = Planner(settings, wording=LATER_WORDING, store=store, text_chars=text_chars)
+    found = _two_steps(Planner(settings, store=store), second, HeldAnswers(), concurrency=8)
 
     assert len(openai_server.requests) == sent
     assert all(r.cache_hit for d in DOCUMENTS for r in found[d].results)
     planned = [event for event in second.events if event.startswith("plan")]
-    if concurrency == 8:
-        # Small sets are held with their plans: each document is planned once.
+    if not text_chars:
+        # Short documents' sets are held with their plans: each document is planned once.
         assert planned == [f"plan {d}" for d in DOCUMENTS]
     else:
-        # Sets larger than the slots, and wholly from the cache: after two, nothing more is
-        # planned ahead, and the third document is planned only in its step.
+        # Long documents' sets, wholly from the cache: after two, nothing more is planned ahead,
+        # and the third document is planned only in its step.
         assert planned == ["plan DOC-A", "plan DOC-B", *(f"plan {d}" for d in DOCUMENTS)]
+
+
+def test_a_stage_whose_step_has_begun_is_not_asked_ahead(openai_server, llm_settings):  # noqa: F811
+    settings = replace(llm_settings, max_concurrency=8)
+    second = Planner(settings, wording=LATER_WORDING)
+    held = HeldAnswers()
+    held.begun.add("second")
+
+    _first_step(Planner(settings), second, held, concurrency=8)
+
+    assert second.events == [] and len(held) == 0
+    assert len(openai_server.requests) == 6
+
+
+@pytest.mark.parametrize("stopped", [True, False], ids=["stopped", "pool-closed"])
+def test_a_step_that_fails_leaves_its_later_steps_whole(stopped, openai_server, llm_settings):  # noqa: F811
+    # A slow model: when the first step fails after its first document, the later stage's
+    # calls are out or not sent yet (twelve calls, eight slots). Stopped, those not sent are
+    # cancelled and those in flight answered; with only the pool closed (a step whose stopping
+    # failed too), none is settled. Either way the later step asks what it lacks and gets each
+    # document's own answers.
+    openai_server.inject(*(Fault.slow(0.3) for _ in range(12)))
+    settings = replace(llm_settings, max_concurrency=8)
+    second = Planner(settings, wording=LATER_WORDING)
+    held = HeldAnswers()
+    with CallPool(8) as pool:
+        documents = AskedAhead(DOCUMENTS, Planner(settings), pool, stage="first", later=[Later("second", second)],
+                               held=held)
+        documents.result("DOC-A")
+        assert len(held) == 3 and pool.outstanding > 0
+        if stopped:
+            documents.stop_asking()
+            assert pool.outstanding == 0
+    with CallPool(8) as pool:
+        documents = AskedAhead(DOCUMENTS, second, pool, stage="second", held=held)
+        found = {doc_id: documents.result(doc_id) for doc_id in DOCUMENTS}
+
+    for doc_id in DOCUMENTS:
+        assert found[doc_id].figures["chunks"] == [f"{doc_id}::0000", f"{doc_id}::0001"]
+        assert all(LATER_WORDING in r.request.chunks[0].text for r in found[doc_id].results)

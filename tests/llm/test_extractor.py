@@ -12,7 +12,8 @@ import pydantic
 import pytest
 
 from knowledge_assets import progress
-from knowledge_assets.llm.extractor import Extractor, split_request
+from knowledge_assets.llm.extractor import Extractor
+from knowledge_assets.llm.halves import split_request
 from knowledge_assets.llm.openai_backend import OpenAIBackend
 from knowledge_assets.llm.prompts import PROMPTS_DIR, load_prompt
 from knowledge_assets.llm.requests import FormulaRequest, RuleRequest, SourceChunk

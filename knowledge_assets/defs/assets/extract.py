@@ -1,6 +1,8 @@
 """The knowledge assets: formulas, glossary, rules, domain context and the review queue.
 Thin wiring around `knowledge_assets.extract.stages`."""
 
+import contextlib
+
 import dagster as dg
 
 from knowledge_assets.defs.assets.batch import failing_the_document, materialize_each
@@ -106,8 +108,15 @@ def _extract(context: dg.AssetExecutionContext, knowledge_store: KnowledgeStore,
             drop_cached_pages(store)  # what the stage read and wrote is not kept beside the next one
             return _result(result, table, None, knowledge_llm, branch)
 
-        yield from materialize_each(context, extract, lambda doc_ids: _step_metadata(store, context, table, doc_ids))
-        documents.ask_the_rest()
+        try:
+            for end in materialize_each(context, extract,
+                                        lambda doc_ids: _step_metadata(store, context, table, doc_ids)):
+                documents.ask_the_rest()  # before the step ends: no call is out after it
+                yield end
+        except BaseException:
+            with contextlib.suppress(Exception):  # the step's own failure is the one it reports
+                documents.stop_asking()
+            raise
     if not later:  # the run's last model step: nothing is taken after it
         _HELD.pop(run_id, None)
 

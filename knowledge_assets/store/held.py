@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager, nullcontext
 from typing import TypeVar
 
+from knowledge_assets.heap import TRIM_ABOVE_MIB, give_back_freed_memory
 from knowledge_assets.store.protocol import Store
 
 AnyStore = TypeVar("AnyStore", bound=Store)
@@ -44,6 +45,8 @@ def drop_cached_pages(store: Store, limit_bytes: int = CACHED_PAGES_LIMIT_BYTES)
     of text, beside the next stage's own memory (docs/decisions.md D73, third pass; D78). The
     stage that wrote them calls this when its write is done; no connection taken with
     `connect()` may span it (`Store.released`). True when it closed the connection."""
+    # What the stage freed goes back to the system too, once the process holds much (heap.py).
+    give_back_freed_memory(above_mib=TRIM_ABOVE_MIB)
     cached = store.cached_page_bytes()
     if cached == 0 or cached < limit_bytes:
         return False

@@ -76,7 +76,7 @@ class _Planned:
 @dataclass(frozen=True)
 class _Held:
     asking: Asking
-    planned: _Planned | None  # with its plan, when its calls are few (`HeldAnswers`)
+    planned: _Planned | None  # with its plan, for a short document (`HeldAnswers`)
 
 
 class HeldAnswers:

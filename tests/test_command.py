@@ -130,7 +130,7 @@ def test_on_a_terminal_a_run_shows_each_document_at_each_stage_and_each_summary_
     assert len(seconds) == 2 and seconds[1] > seconds[0]
 
 
-def test_on_a_terminal_a_stage_that_asks_a_model_shows_its_calls_done_of_total_and_an_eta(tmp_path):
+def test_on_a_terminal_a_stage_that_asks_a_model_shows_its_calls_done_of_total(tmp_path):
     with OpenAIServer(valid_answer, latency_s=0.3) as server:
         status, stdout, shown = cli_on_a_terminal(["run", str(SAMPLE_MARKDOWN)], tmp_path, tmp_path,
                                                   **model_env(server))
@@ -139,7 +139,10 @@ def test_on_a_terminal_a_stage_that_asks_a_model_shows_its_calls_done_of_total_a
     running = [m for state in states if (m := re.fullmatch(
         r"\[1/1\] SKT-MNT-KPI-002  (\w+)  (\d+)/(\d+) calls  \d+\.\ds(  ETA \d+s)?  maintenance_kpi\.md", state))]
     assert {m[1] for m in running} == {"formulas", "glossary", "rules", "domain_context"}
-    assert any(m[4] and int(m[2]) < int(m[3]) for m in running), states
+    # The formulas' one call is shown out before it is answered. The later stages' calls were
+    # asked ahead in the formulas step (D107): each stage shows its own when its step runs, all
+    # answered by then (below). The ETA of calls still out is pinned by tests/test_progress.py.
+    assert any(m[1] == "formulas" and int(m[2]) < int(m[3]) for m in running), states
     for stage in ("formulas", "glossary", "rules", "domain_context"):
         total = max(int(m[3]) for m in running if m[1] == stage)
         calls = f"{total} call{'' if total == 1 else 's'}"

@@ -37,7 +37,7 @@ from tests.review.web.server import review_server
 from tests.review.web.test_app import decide, entry_path, text_of
 from tests.support.command_process import COMMAND, cli_env, cli_process, model_env
 from tests.support.materialised import materialised_samples, run_document
-from tests.support.openai_server import OpenAIServer
+from tests.support.openai_server import Fault, OpenAIServer
 
 DOC = "SKT-MNT-KPI-002"  # the sample's sidecar key: a changed file is a new revision of it
 
@@ -51,14 +51,20 @@ def _sample(root: Path) -> Path:
 
 
 class _HeldAtDomainContext:
-    """Answers every call, except that a domain-context call waits (until released) after
-    saying it arrived: the run is then between the rules and the domain context."""
+    """Answers every call, except the domain context's. Its first request, asked ahead by the
+    formulas step (D107), is refused as a wrong key would be, so the domain context's own step
+    asks it again; that request waits (until released) after saying it arrived: the run is then
+    between the rules and the domain context."""
 
     def __init__(self):
         self.arrived, self.released = threading.Event(), threading.Event()
+        self.asked = 0
 
-    def __call__(self, body: dict) -> dict:
+    def __call__(self, body: dict) -> dict | Fault:
         if schema_title(body) == "DomainContextResponse":
+            self.asked += 1
+            if self.asked == 1:
+                return Fault(status=401, message="Incorrect API key provided")
             self.arrived.set()
             self.released.wait(timeout=120)
         return valid_answer(body)

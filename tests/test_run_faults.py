@@ -18,9 +18,11 @@ def _line(result) -> str:
 
 def test_a_call_whose_last_attempts_were_dropped_is_a_failed_call_not_a_configuration_error(tmp_path):
     with OpenAIServer(valid_answer) as server:
-        # The run's first request (its one formula call) meets all five; every other call is answered.
+        # The run's first request (its one formula call) meets all five; every other call is
+        # answered. One call at a time, so the later stages' calls, asked ahead (D107), wait for it.
         server.inject(*flaky_attempts())
-        result = cli_process(["run", str(SAMPLE_MARKDOWN)], tmp_path, tmp_path, **model_env(server))
+        result = cli_process(["run", str(SAMPLE_MARKDOWN)], tmp_path, tmp_path, **model_env(server),
+                             KNOWLEDGE_LLM_CONCURRENCY="1")
     assert result.returncode == 3, result.stdout + result.stderr
     line = _line(result)
     assert line.startswith("PARTIAL") and "failed_calls=1" in line

@@ -19,7 +19,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -27,7 +27,7 @@ CHARS_PER_TOKEN = 4
 CACHE_MIN_TOKENS = 1024
 CACHE_STEP_TOKENS = 128
 
-Answer = Callable[[dict], "str | dict"]
+Answer = Callable[[dict], "str | dict | Fault"]
 
 
 @dataclass(frozen=True)
@@ -168,6 +168,13 @@ def _handler(state: _State) -> type[BaseHTTPRequestHandler]:
         def _respond(self, body: dict, fault: Fault) -> None:
             if self.path.rstrip("/") != "/v1/chat/completions":
                 return self._send(404, {"error": {"message": f"no route {self.path}"}})
+            if not (fault.drop or fault.status or fault.content is not None):
+                answered = state.answer(body)
+                if isinstance(answered, Fault):  # the answer callable misbehaves on this request
+                    fault = answered
+                else:
+                    fault = replace(fault, content=answered if isinstance(answered, str) else json.dumps(
+                        answered, ensure_ascii=False))
             if fault.drop:
                 self.close_connection = True
                 return
@@ -178,9 +185,7 @@ def _handler(state: _State) -> type[BaseHTTPRequestHandler]:
             if response_format.get("type") == "json_schema" and not state.supports_json_schema:
                 message = "response_format type json_schema is not supported by this server"
                 return self._send(400, {"error": {"message": message, "type": "invalid_request_error"}})
-            content = fault.content if fault.content is not None else state.answer(body)
-            if not isinstance(content, str):
-                content = json.dumps(content, ensure_ascii=False)
+            content = fault.content
             finish_reason = "length" if _over(state, body) else fault.finish_reason
             self._send(200, _completion(body, content, finish_reason, _usage(state, body, content)))
 

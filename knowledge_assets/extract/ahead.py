@@ -143,7 +143,7 @@ class AskedAhead:
         while self._later and len(self._held) < DOCUMENTS_AHEAD:
             self._pool.wait_until(self._slots_free)
             self._ask_later()
-        self._pool.wait_until(lambda: self._pool.outstanding == 0)
+        self._pool.wait_for_all()
 
     def stop_asking(self) -> None:
         """When the step fails: nothing more is asked ahead, calls not yet sent are cancelled,

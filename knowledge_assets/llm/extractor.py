@@ -318,6 +318,10 @@ class CallPool:
             asking, _ = self._asked.pop(future)
             asking.outstanding -= 1
             asking.error = asking.error or CancelledError("cancelled before it was sent")
+        self.wait_for_all()
+
+    def wait_for_all(self) -> None:
+        """Settles answers until no call of any set is out."""
         self.wait_until(lambda: not self._asked)
 
     def _submit(self, asking: Asking, calls: list[_Call]) -> None:

@@ -17,6 +17,7 @@ from knowledge_assets.branches import FORMULA, GLOSSARY, RULE, BranchSpec, Branc
 from knowledge_assets.store.protocol import Store
 from knowledge_assets.store.rows import DOC_IDS_PER_STATEMENT, batched, each_row, in_list
 from knowledge_assets.store.schema import column_list
+from knowledge_assets.store.step_writes import reading_one_document
 
 Entity = TypeVar("Entity", bound=BaseModel)
 _Row = TypeVar("_Row")
@@ -211,11 +212,12 @@ def write_review_queue(store: Store, doc_id: str, rows: Sequence[BaseModel]) -> 
 def latest_glossary_version(store: Store, doc_id: str) -> dict[str, str | None]:
     """term_id -> definition, as the document's latest glossary run stored them (empty before
     its first run): what the diff stage compares this run against."""
-    rows = store.fetch(
-        "SELECT term_id, definition FROM glossary_versions WHERE doc_id = ? AND run_id = ("
-        "SELECT run_id FROM glossary_versions WHERE doc_id = ? ORDER BY created_at DESC LIMIT 1)",
-        [doc_id, doc_id],
-    )
+    with reading_one_document(store, doc_id):
+        rows = store.fetch(
+            "SELECT term_id, definition FROM glossary_versions WHERE doc_id = ? AND run_id = ("
+            "SELECT run_id FROM glossary_versions WHERE doc_id = ? ORDER BY created_at DESC LIMIT 1)",
+            [doc_id, doc_id],
+        )
     return {r["term_id"]: r["definition"] for r in rows}
 
 

@@ -8,10 +8,17 @@ from dagster._core.storage.tags import ASSET_PARTITION_RANGE_END_TAG, ASSET_PART
 
 from knowledge_assets import progress
 from knowledge_assets.defs.assets import document_assets
-from knowledge_assets.defs.assets.batch import SkippedCheck, check_each, failed_documents, materialize_each
+from knowledge_assets.defs.assets.batch import (
+    SkippedCheck,
+    check_each,
+    failed_documents,
+    materialize_each,
+    step_store,
+)
 from knowledge_assets.defs.partitions import documents
 from knowledge_assets.ingest.documents import identify
 from knowledge_assets.run_control.launch import StagesSeen, contiguous_ranges, materialize_documents
+from knowledge_assets.store.backends import open_store
 from knowledge_assets.store.database import DuckDBStore
 from knowledge_assets.store.registry import register
 from tests.conftest import SAMPLE_MARKDOWN, SAMPLE_PDF
@@ -203,6 +210,43 @@ def test_a_range_run_names_the_documents_a_step_failed_for_and_no_partition_mate
     assert failure.step_failure_data.user_failure_data.description == (
         "2 of 4 documents failed: broken-1: unreadable; broken-2: unreadable")
     assert result.get_asset_materialization_events() == []
+
+
+@dg.asset(partitions_def=documents, backfill_policy=dg.BackfillPolicy.single_run())
+def _paged(context: dg.AssetExecutionContext):
+    store = step_store(context, open_store())  # KNOWLEDGE_DB, the test's file
+
+    def pages(doc_id: str) -> dg.MaterializeResult:
+        page_no = "not a number" if doc_id.startswith("badrows") else 1
+        store.replace_partition(doc_id, {"parsed_pages": [{"doc_id": doc_id, "page": 0, "page_no": page_no,
+                                                            "text": doc_id}]})
+        return dg.MaterializeResult()
+
+    def finish(doc_ids: list[str]) -> dict:
+        _FINISHED.extend(doc_ids)
+        return {}
+
+    yield from materialize_each(context, pages, finish, store=store)
+
+
+_FINISHED: list[str] = []
+
+
+def test_in_a_range_run_a_document_whose_rows_cannot_be_written_fails_alone_and_the_others_land(
+        instance, knowledge_db):
+    keys = ["a", "badrows", "b"]
+    _FINISHED.clear()
+    instance.add_dynamic_partitions(documents.name, keys)
+    job = dg.Definitions(assets=[_paged]).resolve_implicit_global_asset_job_def()
+    result = job.execute_in_process(instance=instance, raise_on_error=False, tags={
+        ASSET_PARTITION_RANGE_START_TAG: keys[0], ASSET_PARTITION_RANGE_END_TAG: keys[-1]})
+
+    assert failed_documents(result.all_events) == {"badrows"}
+    [failure] = result.get_step_failure_events()
+    assert failure.step_failure_data.user_failure_data.description.startswith("1 of 3 documents failed: badrows: ")
+    written = DuckDBStore(knowledge_db).fetch("SELECT doc_id FROM parsed_pages ORDER BY doc_id")
+    assert [row["doc_id"] for row in written] == ["a", "b"]
+    assert _FINISHED == ["a", "b"]  # what the step records of its documents is not recorded of it
 
 
 def test_a_range_run_records_each_documents_check_and_names_the_one_a_blocking_check_failed_for(instance):

@@ -39,6 +39,8 @@ from dagster._core.definitions.asset_checks.asset_check_evaluation import (
 )
 
 from knowledge_assets import progress
+from knowledge_assets.store.protocol import Store
+from knowledge_assets.store.step_writes import StepWrites
 
 FAILED_DOCUMENTS = "failed_documents"
 DOCUMENT_SECONDS = "document_seconds"
@@ -89,16 +91,26 @@ def failing_the_document(*errors: type[Exception]) -> Iterator[None]:
         raise dg.Failure(description=str(exc), allow_retries=False) from None
 
 
+def step_store(context: dg.AssetExecutionContext, store: Store) -> Store:
+    """The store a step's documents write to: with several documents, their writes wait and go
+    together (store/step_writes.py), written by `materialize_each` before the step's `finish`;
+    a one-document step writes as it always did."""
+    return StepWrites(store) if len(context.partition_keys) > 1 else store
+
+
 def materialize_each(
     context: dg.AssetExecutionContext,
     materialize: Callable[[str], dg.MaterializeResult],
     finish: Callable[[list[str]], dict[str, dict[str, object]]] | None = None,
+    store: Store | None = None,
 ) -> Iterator[object]:
     """`materialize(doc_id)` for each document of the run, each document's metadata on its own
     materialisation (its checks are checks of their own, `check_each`). `finish`, given
     the documents materialised, records what the step records for each of them once all are
     written (which revision each was derived from) in one write, and returns metadata to add to
-    each document's: a write per document costs a folder run more than its documents' work."""
+    each document's: a write per document costs a folder run more than its documents' work.
+    `store`, the step's (`step_store`): what its documents' writes left waiting is written before
+    `finish`, and a document whose own write failed fails with that cause."""
     doc_ids = context.partition_keys
     failures: dict[str, str] = {}
     results: dict[str, tuple[dg.MaterializeResult, float]] = {}
@@ -114,6 +126,12 @@ def materialize_each(
             failures[doc_id] = _cause(error)
             continue
         results[doc_id] = result, round(time.perf_counter() - started, 3)
+    if isinstance(store, StepWrites):
+        store.write_waiting()
+        for doc_id, error in store.failures.items():
+            context.log.error(f"{doc_id} failed: its rows could not be written ({_cause(error)})")
+            results.pop(doc_id, None)
+            failures.setdefault(doc_id, _cause(error))
     finished = finish(list(results)) if finish is not None and results else {}
     for doc_id, (result, seconds) in results.items():
         metadata = {**(result.metadata or {}), **finished.get(doc_id, {}), DOCUMENT_SECONDS: seconds}

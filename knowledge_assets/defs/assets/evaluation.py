@@ -15,6 +15,7 @@ from knowledge_assets.defs.assets.batch import (
     check_each,
     failing_the_document,
     materialize_each,
+    step_store,
 )
 from knowledge_assets.defs.assets.code_versions import chained_code_version
 from knowledge_assets.defs.assets.extract import domain_context, formulas, glossary, rules
@@ -121,7 +122,7 @@ def _kill_lines(scores: DocumentScores | None) -> list[CheckOutcome]:
     ),
 )
 def eval_scores(context: dg.AssetExecutionContext, knowledge_store: KnowledgeStore, knowledge_llm: KnowledgeLLM):
-    store = knowledge_store.open()
+    store = step_store(context, knowledge_store.open())
     settings = knowledge_llm.settings()
     run = RunInfo(settings.backend, settings.deployment, prompt_hashes())
 
@@ -131,7 +132,7 @@ def eval_scores(context: dg.AssetExecutionContext, knowledge_store: KnowledgeSto
         record_scores(store, scores, run, context.run.run_id, datetime.now(timezone.utc).replace(tzinfo=None))
         return dg.MaterializeResult(metadata=_metadata(scores, run, store_value(store)))
 
-    yield from materialize_each(context, score, lambda doc_ids: document_names_of(store, doc_ids))
+    yield from materialize_each(context, score, lambda doc_ids: document_names_of(store, doc_ids), store)
 
 
 @dg.multi_asset_check(specs=_kill_line_specs(), name="eval_scores_checks")

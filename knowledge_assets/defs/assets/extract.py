@@ -5,7 +5,7 @@ import contextlib
 
 import dagster as dg
 
-from knowledge_assets.defs.assets.batch import failing_the_document, materialize_each
+from knowledge_assets.defs.assets.batch import failing_the_document, materialize_each, step_store
 from knowledge_assets.defs.assets.code_versions import chained_code_version
 from knowledge_assets.defs.assets.ingest import parsed_chunks
 from knowledge_assets.defs.assets.metadata import entity_links, preview_table, revision_metadata, table_metadata
@@ -22,6 +22,7 @@ from knowledge_assets.llm.prompts import load_prompt
 from knowledge_assets.llm.usage import usage_totals
 from knowledge_assets.review.web.links import document_review_url
 from knowledge_assets.store.held import drop_cached_pages
+from knowledge_assets.store.protocol import Store
 
 _COMMON = {
     "partitions_def": documents,
@@ -82,10 +83,10 @@ def _later_stages(context: dg.AssetExecutionContext, table: str) -> list[str]:
 
 def _extract(context: dg.AssetExecutionContext, knowledge_store: KnowledgeStore, knowledge_llm: KnowledgeLLM,
              table: str, branch: str):
-    store = knowledge_store.open()
+    store = step_store(context, knowledge_store.open())
     run_id = context.run.run_id
 
-    def planner(plan_stage) -> Planner:
+    def planner(plan_stage, store: Store) -> Planner:
         def plan(doc_id: str):
             # The retry budget is the document's, as when each document had its own run: a batch
             # spends no more retries on one document than a run of it alone would.
@@ -94,12 +95,14 @@ def _extract(context: dg.AssetExecutionContext, knowledge_store: KnowledgeStore,
 
         return plan
 
-    later = [Later(name, planner(_PLANS[name])) for name in _later_stages(context, table)]
+    # A plan asked ahead is finished by its own stage's step, after this one's writes are all
+    # written: it writes to the store itself, never into this step's waiting writes.
+    later = [Later(name, planner(_PLANS[name], knowledge_store.open())) for name in _later_stages(context, table)]
     held = _held(run_id)
     # The step's documents share one pool of model calls, with the calls of the run's later
     # model steps asked ahead (extract/ahead.py).
     with CallPool(knowledge_llm.settings().max_concurrency, store, release=True) as pool:
-        documents = AskedAhead(context.partition_keys, planner(_PLANS[table]), pool, stage=table, later=later,
+        documents = AskedAhead(context.partition_keys, planner(_PLANS[table], store), pool, stage=table, later=later,
                                held=held)
 
         def extract(doc_id: str) -> dg.MaterializeResult:
@@ -110,7 +113,7 @@ def _extract(context: dg.AssetExecutionContext, knowledge_store: KnowledgeStore,
 
         try:
             for end in materialize_each(context, extract,
-                                        lambda doc_ids: _step_metadata(store, context, table, doc_ids)):
+                                        lambda doc_ids: _step_metadata(store, context, table, doc_ids), store):
                 documents.ask_the_rest()  # before the step ends: no call is out after it
                 yield end
         except BaseException:
@@ -186,7 +189,7 @@ def domain_context(context: dg.AssetExecutionContext, knowledge_store: Knowledge
     "mention count, each with one review reason. Table: review_queue.",
 )
 def review_queue(context: dg.AssetExecutionContext, knowledge_store: KnowledgeStore):
-    store = knowledge_store.open()
+    store = step_store(context, knowledge_store.open())
 
     def queue(doc_id: str) -> dg.MaterializeResult:
         with failing_the_document(MissingUpstream):
@@ -198,7 +201,8 @@ def review_queue(context: dg.AssetExecutionContext, knowledge_store: KnowledgeSt
             links["review_page"] = dg.MetadataValue.url(review_page)
         return _result(result, "review_queue", links)
 
-    yield from materialize_each(context, queue, lambda doc_ids: _step_metadata(store, context, "review_queue", doc_ids))
+    yield from materialize_each(context, queue, lambda doc_ids: _step_metadata(store, context, "review_queue", doc_ids),
+                                store)
 
 
 ASSETS = [formulas, glossary, rules, domain_context, review_queue]

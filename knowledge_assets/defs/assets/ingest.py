@@ -1,6 +1,6 @@
 import dagster as dg
 
-from knowledge_assets.defs.assets.batch import failing_the_document, materialize_each
+from knowledge_assets.defs.assets.batch import failing_the_document, materialize_each, step_store
 from knowledge_assets.defs.assets.metadata import preview_table, revision_metadata, store_value, table_metadata
 from knowledge_assets.defs.partitions import documents
 from knowledge_assets.defs.resources import KnowledgeStore
@@ -31,9 +31,9 @@ def _preview(report: ParseReport) -> dg.MetadataValue:
     ),
 )
 def parsed_chunks(context: dg.AssetExecutionContext, knowledge_store: KnowledgeStore):
-    store = knowledge_store.open()
+    store = step_store(context, knowledge_store.open())
     yield from materialize_each(context, lambda doc_id: _parse(store, doc_id),
-                                lambda doc_ids: revision_metadata(store, context, doc_ids))
+                                lambda doc_ids: revision_metadata(store, context, doc_ids), store)
 
 
 def _parse(store: Store, doc_id: str) -> dg.MaterializeResult:

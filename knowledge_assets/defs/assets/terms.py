@@ -5,7 +5,7 @@ from contextlib import nullcontext
 import dagster as dg
 
 from knowledge_assets.candidates.definition_scorer import committed_scorer_version
-from knowledge_assets.defs.assets.batch import failing_the_document, materialize_each
+from knowledge_assets.defs.assets.batch import failing_the_document, materialize_each, step_store
 from knowledge_assets.defs.assets.code_versions import chained_code_version
 from knowledge_assets.defs.assets.ingest import parsed_chunks
 from knowledge_assets.defs.assets.metadata import preview_table, revision_metadata, store_value, table_metadata
@@ -54,9 +54,9 @@ def _preview(funnel: TermFunnel) -> dg.MetadataValue:
     ),
 )
 def term_clusters(context: dg.AssetExecutionContext, knowledge_store: KnowledgeStore):
-    store = knowledge_store.open()
+    store = step_store(context, knowledge_store.open())
     yield from materialize_each(context, lambda doc_id: _cluster(store, doc_id),
-                                lambda doc_ids: revision_metadata(store, context, doc_ids))
+                                lambda doc_ids: revision_metadata(store, context, doc_ids), store)
 
 
 def _cluster(store: Store, doc_id: str) -> dg.MaterializeResult:

@@ -34,6 +34,9 @@ class StageProgress:
     started: float
     calls_total: int = 0
     calls_done: int = 0
+    # Calls asked ahead for the run's later stages (D107), waited on in this stage's time.
+    ahead_total: int = 0
+    ahead_done: int = 0
     calls_started: float | None = None
     ended: float | None = None
     failed: bool = False
@@ -43,12 +46,19 @@ class StageProgress:
         return end - self.started
 
     def eta(self, now: float | None = None) -> float | None:
-        """Seconds until the stage's last call is answered, at the mean wall time per answered
-        call so far (calls run at once, so this is wall time, not the time of one call)."""
-        if not self.calls_done or self.calls_started is None:
+        """Seconds until the stage's last call is answered, its own and those asked ahead, at
+        the mean wall time per answered call so far (calls run at once, so this is wall time,
+        not the time of one call)."""
+        done = self.calls_done + self.ahead_done
+        if not done or self.calls_started is None:
             return None
         spent = (now if now is not None else time.monotonic()) - self.calls_started
-        return (self.calls_total - self.calls_done) * spent / self.calls_done
+        return self.calls_left() * spent / done
+
+    def calls_left(self) -> int:
+        """Calls not yet answered: an answer to a call asked ahead during an earlier stage's time
+        counts here, never below none."""
+        return max(self.calls_total + self.ahead_total - self.calls_done - self.ahead_done, 0)
 
 
 class Sink(Protocol):
@@ -111,24 +121,29 @@ def stage_seen(doc_id: str, name: str, started: float, ended: float | None, fail
         sink.ended(seen)
 
 
-def calls_planned(count: int) -> None:
-    """`count` more calls will be asked in the current stage (a truncated answer's halves, too)."""
-    _advance(planned=count)
+def calls_planned(count: int, ahead: bool = False) -> None:
+    """`count` more calls will be asked in the current stage (a truncated answer's halves, too);
+    `ahead`: for a later stage, asked meanwhile (D107)."""
+    _advance(planned=count, ahead=ahead)
 
 
-def call_answered(count: int = 1) -> None:
-    _advance(answered=count)
+def call_answered(count: int = 1, ahead: bool = False) -> None:
+    _advance(answered=count, ahead=ahead)
 
 
-def _advance(planned: int = 0, answered: int = 0) -> None:
+def _advance(planned: int = 0, answered: int = 0, ahead: bool = False) -> None:
     current, sink = _current, _sink
     if current is None or sink is None or not (planned or answered):
         return
     with _lock:
         if current.calls_started is None:
             current.calls_started = time.monotonic()
-        current.calls_total += planned
-        current.calls_done += answered
+        if ahead:
+            current.ahead_total += planned
+            current.ahead_done += answered
+        else:
+            current.calls_total += planned
+            current.calls_done += answered
         sink.advanced(current)
 
 
@@ -185,15 +200,21 @@ class TerminalProgress:
         to the terminal's width loses the name first."""
         position = self._position.get(progress.doc_id)
         parts = [(f"[{position}/{len(self.names)}] " if position else "") + progress.doc_id, progress.stage]
+        ahead = "+" if progress.calls_total else ""
         if progress.ended is None:
             if progress.calls_total:
                 parts.append(f"{progress.calls_done}/{progress.calls_total} calls")
+            if progress.ahead_total or progress.ahead_done:
+                asked = max(progress.ahead_total, progress.ahead_done)
+                parts.append(f"{ahead}{progress.ahead_done}/{asked} asked ahead")
             parts.append(f"{progress.elapsed(now):.1f}s")
-            if (eta := progress.eta(now)) is not None and progress.calls_done < progress.calls_total:
+            if (eta := progress.eta(now)) is not None and progress.calls_left():
                 parts.append(f"ETA {eta:.0f}s")
         else:
             if progress.calls_total:
                 parts.append(f"{progress.calls_done} call{'' if progress.calls_done == 1 else 's'}")
+            if progress.ahead_done:
+                parts.append(f"{ahead}{progress.ahead_done} asked ahead")
             parts.append(("FAILED after " if progress.failed else "") + f"{progress.elapsed():.1f}s")
         if name := self.names.get(progress.doc_id):
             parts.append(name)

@@ -137,17 +137,24 @@ def test_on_a_terminal_a_stage_that_asks_a_model_shows_its_calls_done_of_total(t
     assert status == 0, stdout
     states = [state for line in shown for state in line]
     running = [m for state in states if (m := re.fullmatch(
-        r"\[1/1\] SKT-MNT-KPI-002  (\w+)  (\d+)/(\d+) calls  \d+\.\ds(  ETA \d+s)?  maintenance_kpi\.md", state))]
-    assert {m[1] for m in running} == {"formulas", "glossary", "rules", "domain_context"}
-    # The formulas' one call is shown out before it is answered. The later stages' calls were
-    # asked ahead in the formulas step (D107): each stage shows its own when its step runs, all
-    # answered by then (below). The ETA of calls still out is pinned by tests/test_progress.py.
+        r"\[1/1\] SKT-MNT-KPI-002  (\w+)  (?:(\d+)/(\d+) calls  )?(?:\+?(\d+)/(\d+) asked ahead  )?\d+\.\ds"
+        r"(  ETA \d+s)?  maintenance_kpi\.md", state)) and (m[2] or m[4])]
+    assert {m[1] for m in running} == {"formulas", "glossary", "rules", "domain_context", "later_stages"}
+    # The formulas' one call is shown out before it is answered, and beside it the later stages'
+    # calls asked meanwhile (D107); the step's wait at its end on those still out is a line of
+    # its own, with an ETA. Each later stage shows its own calls when its step runs, all
+    # answered by then (below).
     assert any(m[1] == "formulas" and int(m[2]) < int(m[3]) for m in running), states
+    assert any(m[1] == "formulas" and m[5] for m in running), states
+    assert any(m[1] == "later_stages" and m[6] for m in running), states
     for stage in ("formulas", "glossary", "rules", "domain_context"):
-        total = max(int(m[3]) for m in running if m[1] == stage)
+        total = max(int(m[3]) for m in running if m[1] == stage and m[3])
         calls = f"{total} call{'' if total == 1 else 's'}"
-        assert any(re.fullmatch(rf"\[1/1\] SKT-MNT-KPI-002  {stage}  {calls}  \d+\.\ds  maintenance_kpi\.md", line[-1])
-                   for line in shown if line), stage
+        ahead = r"(?:  \+\d+ asked ahead)?" if stage == "formulas" else ""
+        assert any(re.fullmatch(rf"\[1/1\] SKT-MNT-KPI-002  {stage}  {calls}{ahead}  \d+\.\ds  maintenance_kpi\.md",
+                                line[-1]) for line in shown if line), stage
+    assert any(re.fullmatch(r"\[1/1\] SKT-MNT-KPI-002  later_stages  \d+ asked ahead  \d+\.\ds  maintenance_kpi\.md",
+                            line[-1]) for line in shown if line)
 
 
 def test_ingest_registers_with_an_explicit_key_and_rerun_is_unchanged(tmp_path):

@@ -38,6 +38,7 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from knowledge_assets import progress
 from knowledge_assets.extract.stages import StagePlan, StageResult
 from knowledge_assets.llm.extractor import Asking, CallPool, Extractor
 
@@ -54,6 +55,8 @@ ANSWERED_AHEAD = 2
 # (about 50 pages): a plan holds the document's chunks and what its stage read, and up to
 # DOCUMENTS_AHEAD of them wait for their steps. A longer document's step plans it again.
 HELD_PLAN_CHARS = 200_000
+# What a terminal names a step's wait, at its end, on the calls it asked for the later stages.
+LATER_STAGES = "later_stages"
 
 Planner = Callable[[str], tuple[Extractor, StagePlan]]
 
@@ -112,6 +115,7 @@ class AskedAhead:
         self._plan = plan
         self._pool = pool
         self._unplanned = deque(doc_ids)
+        self._last = doc_ids[-1] if doc_ids else ""
         self._planned: dict[str, _Planned | Exception] = {}
         self._stage = stage
         self._held = held if held is not None else HeldAnswers()
@@ -124,7 +128,7 @@ class AskedAhead:
 
     def result(self, doc_id: str) -> StageResult:
         while doc_id not in self._planned and self._unplanned:
-            self._plan_next()
+            self._plan_next(now=doc_id)
         planned = self._planned.pop(doc_id)
         if isinstance(planned, Exception):
             raise planned
@@ -137,13 +141,19 @@ class AskedAhead:
 
     def ask_the_rest(self) -> None:
         """At the step's end: the later stages' calls not asked yet are asked, and every call
-        on the pool is answered before the step ends."""
+        on the pool is answered before the step ends. A terminal shows the wait as a stage of
+        its own (`LATER_STAGES`, under the step's last document), its calls asked ahead
+        answered of asked and an ETA: the step's time goes on after its documents' lines end."""
         if not self._waits_on_a_model:
             self._later.clear()
-        while self._later and len(self._held) < DOCUMENTS_AHEAD:
-            self._pool.wait_until(self._slots_free)
-            self._ask_later()
-        self._pool.wait_for_all()
+        if not self._later and not self._pool.outstanding:
+            return
+        with progress.stage(self._last, LATER_STAGES):
+            progress.calls_planned(self._pool.outstanding, ahead=True)
+            while self._later and len(self._held) < DOCUMENTS_AHEAD:
+                self._pool.wait_until(self._slots_free)
+                self._ask_later()
+            self._pool.wait_for_all()
 
     def stop_asking(self) -> None:
         """When the step fails: nothing more is asked ahead, calls not yet sent are cancelled,
@@ -187,7 +197,9 @@ class AskedAhead:
         they keep no slot busy, and each holds its plan until its turn."""
         return sum(isinstance(p, _Planned) and p.asking is not None and p.asking.done for p in self._planned.values())
 
-    def _plan_next(self) -> None:
+    def _plan_next(self, now: str | None = None) -> None:
+        """Plans and asks the next document; its calls count as the current stage's own when it
+        is the document whose turn it is (`now`), as asked ahead otherwise."""
         doc_id = self._unplanned.popleft()
         held = self._held.take(self._stage, doc_id)
         if held is not None and held.planned is not None and held.asking.done and held.asking.error is None:
@@ -198,7 +210,8 @@ class AskedAhead:
             extractor, plan = self._plan(doc_id)
             self._waits_on_a_model = waits = extractor.backend.waits_on_a_model
             earlier = held.asking if held is not None else None
-            asking = self._pool.ask(extractor, plan.requests, watched=False, earlier=earlier) if waits else None
+            asking = (self._pool.ask(extractor, plan.requests, watched=doc_id == now, earlier=earlier)
+                      if waits else None)
         except Exception as error:  # noqa: BLE001 — raised in the document's turn, by result()
             self._planned[doc_id] = error
             return

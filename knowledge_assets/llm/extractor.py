@@ -271,8 +271,8 @@ class CallPool:
 
     def ask(self, extractor: Extractor, requests: Iterable[ExtractionRequest], *, watched: bool = True,
             earlier: Asking | None = None) -> Asking:
-        """Answers what the cache holds and submits the rest; `watched` False keeps its calls
-        out of the current stage's progress until `Asking.watch`. `requests` is read once: given
+        """Answers what the cache holds and submits the rest; `watched` False counts its calls
+        as asked ahead in the current stage's progress, its own only from `Asking.watch`. `requests` is read once: given
         as a generator, no list of them outlives their calls (D106). `earlier`, a set an earlier
         step of the run asked for this document and stage (`extract.ahead`), is the answer when
         it asked exactly these requests and is answered: its results are the calls' own, with
@@ -329,8 +329,8 @@ class CallPool:
             self._asked[self._pool.submit(self._answer, asking, call.request)] = asking, call
             asking.outstanding += 1
             asking.planned += 1
-        if asking.watched and calls:
-            progress.calls_planned(len(calls))
+        if calls:
+            progress.calls_planned(len(calls), ahead=not asking.watched)
 
     def _answer(self, asking: Asking, request: ExtractionRequest) -> CallResult:
         # After a configuration error every further call of the set would fail the same way: a
@@ -354,8 +354,7 @@ class CallPool:
             asking.error = asking.error or exc
             return
         asking.answered += 1
-        if asking.watched:
-            progress.call_answered()
+        progress.call_answered(ahead=not asking.watched)
         try:
             # Stored even after the set failed: a re-run does not pay for the answer again.
             halves = asking.extractor._settle(call)

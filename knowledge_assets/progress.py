@@ -46,19 +46,21 @@ class StageProgress:
         return end - self.started
 
     def eta(self, now: float | None = None) -> float | None:
-        """Seconds until the stage's last call is answered, its own and those asked ahead, at
-        the mean wall time per answered call so far (calls run at once, so this is wall time,
-        not the time of one call)."""
-        done = self.calls_done + self.ahead_done
+        """Seconds until the stage's last call is answered, at the mean wall time per answered
+        call so far (calls run at once, so this is wall time, not the time of one call). The
+        calls are the stage's own; a stage that only waits on calls asked ahead, those."""
+        total, done = self._counted()
         if not done or self.calls_started is None:
             return None
         spent = (now if now is not None else time.monotonic()) - self.calls_started
-        return self.calls_left() * spent / done
+        return (total - done) * spent / done
 
     def calls_left(self) -> int:
-        """Calls not yet answered: an answer to a call asked ahead during an earlier stage's time
-        counts here, never below none."""
-        return max(self.calls_total + self.ahead_total - self.calls_done - self.ahead_done, 0)
+        total, done = self._counted()
+        return total - done
+
+    def _counted(self) -> tuple[int, int]:
+        return (self.calls_total, self.calls_done) if self.calls_total else (self.ahead_total, self.ahead_done)
 
 
 class Sink(Protocol):
@@ -127,8 +129,17 @@ def calls_planned(count: int, ahead: bool = False) -> None:
     _advance(planned=count, ahead=ahead)
 
 
-def call_answered(count: int = 1, ahead: bool = False) -> None:
+def call_answered(count: int = 1, ahead: bool = False, line: StageProgress | None = None) -> None:
+    """`count` calls answered; one asked ahead counts only in the stage it was counted in
+    (`line`, `current_line()` when it was asked), while that stage runs."""
+    if ahead and line is not _current:
+        return
     _advance(answered=count, ahead=ahead)
+
+
+def current_line() -> StageProgress | None:
+    """The stage being reported now, if any: where calls asked now are counted."""
+    return _current
 
 
 def _advance(planned: int = 0, answered: int = 0, ahead: bool = False) -> None:

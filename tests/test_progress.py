@@ -54,33 +54,36 @@ def test_the_terminal_rewrites_a_running_line_and_leaves_each_finished_stage_wit
     assert shown[-1].startswith("[2/2] D2  glossary  1 call  ") and shown[-1].endswith("s  two.pdf")
 
 
-def test_calls_asked_ahead_are_shown_beside_the_stages_own_and_count_in_its_eta():
+def test_calls_asked_ahead_are_shown_beside_the_stages_own_and_a_wait_on_them_alone_has_their_eta():
     out = io.StringIO()
     with progress.reporting(TerminalProgress(out, {"D1": "one.md"})):
         with progress.stage("D1", "formulas"):
-            progress.calls_planned(1)
+            progress.calls_planned(2)
             progress.calls_planned(4, ahead=True)
+            asked_in = progress.current_line()
             progress.call_answered()
-            progress.call_answered(ahead=True)
-        with progress.stage("D1", "later_stages"):  # a wait on calls asked ahead alone
+            progress.call_answered(ahead=True, line=asked_in)
+        with progress.stage("D1", "later_stages"):  # the step's wait on calls asked ahead alone
+            progress.call_answered(ahead=True, line=asked_in)  # asked in the stage before: not this one's
             progress.calls_planned(3, ahead=True)
-            progress.call_answered(3, ahead=True)
+            progress.call_answered(ahead=True, line=progress.current_line())
     lines = out.getvalue().split("\n")
     formulas = [state.removesuffix("\x1b[K") for state in lines[0].split("\r")[1:]]
-    assert formulas[2].startswith("[1/1] D1  formulas  0/1 calls  +0/4 asked ahead  ")
-    assert formulas[4].startswith("[1/1] D1  formulas  1/1 calls  +1/4 asked ahead  ") and " ETA " in formulas[4]
+    assert formulas[2].startswith("[1/1] D1  formulas  0/2 calls  +0/4 asked ahead  ")
+    assert formulas[4].startswith("[1/1] D1  formulas  1/2 calls  +1/4 asked ahead  ") and " ETA " in formulas[4]
     assert formulas[-1].startswith("[1/1] D1  formulas  1 call  +1 asked ahead  ")
     later = [state.removesuffix("\x1b[K") for state in lines[1].split("\r")[1:]]
     assert later[1].startswith("[1/1] D1  later_stages  0/3 asked ahead  ")
-    assert later[-1].startswith("[1/1] D1  later_stages  3 asked ahead  ") and later[-1].endswith("s  one.md")
+    assert later[2].startswith("[1/1] D1  later_stages  1/3 asked ahead  ") and " ETA " in later[2]
+    assert later[-1].startswith("[1/1] D1  later_stages  1 asked ahead  ") and later[-1].endswith("s  one.md")
 
 
-def test_the_eta_counts_the_calls_asked_ahead_and_never_fewer_than_none_left():
-    stage = StageProgress("D1", "formulas", started=0.0, calls_total=1, calls_done=1, ahead_total=5, ahead_done=1,
-                          calls_started=10.0)
-    assert stage.eta(now=14.0) == 8.0
-    answered_earlier = StageProgress("D1", "later_stages", started=0.0, ahead_total=2, ahead_done=3, calls_started=1.0)
-    assert answered_earlier.calls_left() == 0 and answered_earlier.eta(now=2.0) == 0.0
+def test_the_eta_is_of_the_stages_own_calls_and_of_those_asked_ahead_only_when_it_has_none():
+    own_answered = StageProgress("D1", "formulas", started=0.0, calls_total=1, calls_done=1, ahead_total=5,
+                                 ahead_done=1, calls_started=10.0)
+    assert own_answered.calls_left() == 0  # its line ends without waiting on the calls asked ahead
+    waiting = StageProgress("D1", "later_stages", started=0.0, ahead_total=6, ahead_done=2, calls_started=10.0)
+    assert waiting.eta(now=14.0) == 8.0
 
 
 def test_a_stage_that_raises_ends_failed_with_its_time():

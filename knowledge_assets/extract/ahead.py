@@ -149,7 +149,7 @@ class AskedAhead:
         if not self._later and not self._pool.outstanding:
             return
         with progress.stage(self._last, LATER_STAGES):
-            progress.calls_planned(self._pool.outstanding, ahead=True)
+            self._pool.count_asked_ahead_here()
             while self._later and len(self._held) < DOCUMENTS_AHEAD:
                 self._pool.wait_until(self._slots_free)
                 self._ask_later()

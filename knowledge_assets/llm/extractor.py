@@ -217,6 +217,8 @@ class Asking:
     planned: int = 0
     answered: int = 0
     watched: bool = True
+    # Where its calls asked ahead are counted (`progress.current_line()` when they were asked).
+    line: object | None = None
     error: Exception | None = None
     # The configuration error a worker met, read and written by the workers under the pool's lock.
     fatal: list[LLMConfigurationError] = field(default_factory=list)
@@ -320,6 +322,14 @@ class CallPool:
             asking.error = asking.error or CancelledError("cancelled before it was sent")
         self.wait_for_all()
 
+    def count_asked_ahead_here(self) -> None:
+        """The calls asked ahead and still out are counted from now in the current stage's
+        progress: a step's wait at its end on them (`extract.ahead`)."""
+        sets = {id(asking): asking for asking, _ in self._asked.values() if not asking.watched}
+        for asking in sets.values():
+            asking.line = progress.current_line()
+        progress.calls_planned(sum(asking.outstanding for asking in sets.values()), ahead=True)
+
     def wait_for_all(self) -> None:
         """Settles answers until no call of any set is out."""
         self.wait_until(lambda: not self._asked)
@@ -330,6 +340,7 @@ class CallPool:
             asking.outstanding += 1
             asking.planned += 1
         if calls:
+            asking.line = progress.current_line()
             progress.calls_planned(len(calls), ahead=not asking.watched)
 
     def _answer(self, asking: Asking, request: ExtractionRequest) -> CallResult:
@@ -354,7 +365,7 @@ class CallPool:
             asking.error = asking.error or exc
             return
         asking.answered += 1
-        progress.call_answered(ahead=not asking.watched)
+        progress.call_answered(ahead=not asking.watched, line=asking.line)
         try:
             # Stored even after the set failed: a re-run does not pay for the answer again.
             halves = asking.extractor._settle(call)

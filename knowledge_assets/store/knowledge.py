@@ -174,6 +174,11 @@ def earlier_result(store: Store, branch: BranchSpec, doc_id: str) -> EarlierResu
     """The branch's stored rows, the run and revision that wrote them and the marks of those it
     had kept already, if the branch was last materialised from the parsed text the store now
     holds (same content); nothing otherwise, so a row is never kept across a change of text."""
+    with reading_one_document(store, doc_id):
+        return _earlier_result(store, branch, doc_id)
+
+
+def _earlier_result(store: Store, branch: BranchSpec, doc_id: str) -> EarlierResult:
     written = store.fetch(
         "SELECT a.run_id, a.revision FROM asset_revisions a JOIN parsed_documents p "
         "ON p.doc_id = a.doc_id AND p.content_sha256 = a.content_sha256 WHERE a.doc_id = ? AND a.asset = ?",
@@ -196,8 +201,9 @@ def earlier_result(store: Store, branch: BranchSpec, doc_id: str) -> EarlierResu
 
 def kept_marks(store: Store, doc_id: str) -> dict[str, KeptRow]:
     """entity id -> its mark, for the document's entities (any branch) kept from an earlier run."""
-    rows = store.fetch("SELECT entity_id, kept_from_run_id, kept_from_revision, run_id FROM kept_rows "
-                       "WHERE doc_id = ?", [doc_id])
+    with reading_one_document(store, doc_id):
+        rows = store.fetch("SELECT entity_id, kept_from_run_id, kept_from_revision, run_id FROM kept_rows "
+                           "WHERE doc_id = ?", [doc_id])
     return {row["entity_id"]: KeptRow(**row) for row in rows}
 
 

@@ -6,18 +6,20 @@ statements cost about a millisecond each whatever their rows, 22 % of a 100-docu
 
 What is waiting is never missed by a read. A read is SQL, and SQL names its tables: before any
 statement on a connection this store gives (`connect`, `fetch`) whose text names a table with
-rows waiting, everything waiting is written. Any other write (`append`, `replace_partitions`, a
-`transaction`) and a `released` session write it first too, so the order of writes is the
-callers' and nothing waits while the file is let go (a model call). A write of a shape other
-than those waiting that shares a table with them, or a second write of a document already
-waiting in its shape, writes what waits first, so each table's writes keep their order.
+rows waiting, everything waiting is written. Any other write (`append`, `replace_partitions`)
+writes it first too, and so do a `transaction` and a `released` session, inside which every
+write goes straight to the store: the order of writes is the callers', a transaction holds
+what is written inside it, and nothing waits while the file is let go (a model call). A write
+of a shape other than those waiting that shares a table with them, or a second write of a
+document already waiting in its shape, writes what waits first, so each table's writes keep
+their order.
 
 Rows are drawn when `replace_partition` is called, in the order the store would draw them (each
 table's to its end before the next one's), so what a caller gathers while they are drawn
 (`write_branch`'s rejections and marks, `write_parsed`'s header) is complete when the call
-returns, as before. At most `WAITING_ROWS` rows wait: a write that would pass it (a long
-document's chunks) first writes what waits, then goes to the store as it came, its rows still
-drawn as they are written.
+returns, as before. At most `WAITING_ROWS` rows and `WAITING_CHARS` characters of text wait: a
+write that would pass either (a long document's chunks) first writes what waits, then goes to
+the store as it came, the rows drawn so far and then the rest as they are written.
 
 A failed write of several documents is tried again one document at a time, so one document's
 bad rows fail only that document: `failures` names each document whose own write failed and why
@@ -35,10 +37,18 @@ from typing import Any
 
 from knowledge_assets.store.protocol import Store
 
-# Rows that may wait at once: a hundred one-page documents' chunks, terms and entities are a
-# few thousand; a long document's chunks (about 1,500 characters each) pass it and are written
-# as they come, never held.
+# What may wait at once: a hundred one-page documents' chunks, terms and entities are a few
+# thousand rows and about 2 MB of text. A long document's chunks pass it and are written as they
+# come, never held whole (D102): a write's rows are drawn `_DRAWN_AT_ONCE` at a time and measured
+# as they are drawn.
 WAITING_ROWS = 10_000
+WAITING_CHARS = 4_000_000
+_DRAWN_AT_ONCE = 200
+
+
+def _text_chars(rows: list[dict[str, Any]]) -> int:
+    """The characters of the rows' text values (a chunk's text, a definition): what holding them costs."""
+    return sum(len(value) for row in rows for value in row.values() if isinstance(value, str))
 
 
 @dataclass(frozen=True)
@@ -64,13 +74,15 @@ def _shape(rows: dict, scope: dict[str, dict[str, Any]] | None, appends: dict) -
 class StepWrites:
     """`store` with its documents' replacements written together (module docstring)."""
 
-    def __init__(self, store: Store, waiting_rows: int = WAITING_ROWS):
+    def __init__(self, store: Store, waiting_rows: int = WAITING_ROWS, waiting_chars: int = WAITING_CHARS):
         self._store = store
         self._waiting_rows = waiting_rows
+        self._waiting_chars = waiting_chars
         self._waiting: dict[_Shape, list[_Write]] = {}
         self._rows = 0
+        self._chars = 0
         self._names: re.Pattern[str] | None = None
-        self._released = 0
+        self._straight = 0
         self._reading: str | None = None
         self.failures: dict[str, Exception] = {}
 
@@ -86,8 +98,10 @@ class StepWrites:
     def state_dir(self):
         return self._store.state_dir
 
-    def session(self):
-        return self._store.session()
+    @contextmanager
+    def session(self) -> Iterator[StepWrites]:
+        with self._store.session():
+            yield self
 
     def cached_page_bytes(self) -> int:
         return self._store.cached_page_bytes()
@@ -99,19 +113,24 @@ class StepWrites:
 
     @contextmanager
     def released(self) -> Iterator[None]:
-        self.write_waiting()
-        self._released += 1
-        try:
-            with self._store.released():
-                yield
-        finally:
-            self._released -= 1
+        with self._straight_through(), self._store.released():
+            yield
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
-        self.write_waiting()
-        with self._store.transaction():
+        with self._straight_through(), self._store.transaction():
             yield
+
+    @contextmanager
+    def _straight_through(self) -> Iterator[None]:
+        """What waits written now, and every write inside goes to the store as it is made: on
+        the connection of its own a released session gives it, or inside the transaction."""
+        self.write_waiting()
+        self._straight += 1
+        try:
+            yield
+        finally:
+            self._straight -= 1
 
     def fetch(self, sql: str, params: list[Any] | None = None) -> list[dict[str, Any]]:
         self.before(sql)
@@ -131,34 +150,38 @@ class StepWrites:
                           scope: dict[str, dict[str, Any]] | None = None,
                           appends: dict[str, Iterable[dict[str, Any]]] | None = None) -> None:
         appends = appends or {}
-        if self._released:  # written on its own connection, as the caller asked
+        if self._straight:
             self._store.replace_partition(doc_id, rows_by_table, scope, appends)
             return
         shape = _shape(rows_by_table, scope, appends)
-        if self._rows >= self._waiting_rows or self._conflicts(shape, doc_id):
+        if self._rows >= self._waiting_rows or self._chars >= self._waiting_chars or self._conflicts(shape, doc_id):
             self.write_waiting()
         sources = [("rows", table, rows) for table, rows in rows_by_table.items()]
         sources += [("appends", table, rows) for table, rows in appends.items()]
         drawn: list[list[dict[str, Any]]] = []
-        budget = self._waiting_rows - self._rows
-        for _, _, rows in sources:
-            rows = iter(rows)
-            drawn.append(list(itertools.islice(rows, budget + 1)))
-            budget -= len(drawn[-1])
-            if budget < 0:  # too many to wait: what waits is written, then this write as it came
-                self.write_waiting()
-                came: dict[str, dict[str, Iterable[dict[str, Any]]]] = {"rows": {}, "appends": {}}
-                for n, (kind, table, source) in enumerate(sources):
-                    last = len(drawn) - 1
-                    came[kind][table] = drawn[n] if n < last else itertools.chain(drawn[n], rows) if n == last \
-                        else source
-                self._store.replace_partition(doc_id, came["rows"], scope, came["appends"])
-                return
-        taken: dict[str, dict[str, list[dict[str, Any]]]] = {"rows": {}, "appends": {}}
+        rows_left, chars_left = self._waiting_rows - self._rows, self._waiting_chars - self._chars
+        for _, _, source in sources:
+            rows, taken = iter(source), []
+            drawn.append(taken)
+            while some := list(itertools.islice(rows, _DRAWN_AT_ONCE)):
+                taken += some
+                rows_left -= len(some)
+                chars_left -= _text_chars(some)
+                if rows_left < 0 or chars_left < 0:  # too much to wait: written as it came, after what waits
+                    self.write_waiting()
+                    came: dict[str, dict[str, Iterable[dict[str, Any]]]] = {"rows": {}, "appends": {}}
+                    for n, (kind, table, untouched) in enumerate(sources):
+                        last = len(drawn) - 1
+                        came[kind][table] = (drawn[n] if n < last else itertools.chain(taken, rows) if n == last
+                                             else untouched)
+                    self._store.replace_partition(doc_id, came["rows"], scope, came["appends"])
+                    return
+        held: dict[str, dict[str, list[dict[str, Any]]]] = {"rows": {}, "appends": {}}
         for (kind, table, _), rows in zip(sources, drawn):
-            taken[kind][table] = rows
-        self._waiting.setdefault(shape, []).append(_Write(doc_id, taken["rows"], taken["appends"], scope or {}))
-        self._rows += sum(map(len, drawn))
+            held[kind][table] = rows
+        self._waiting.setdefault(shape, []).append(_Write(doc_id, held["rows"], held["appends"], scope or {}))
+        self._rows = self._waiting_rows - rows_left
+        self._chars = self._waiting_chars - chars_left
         self._names = None
 
     def _conflicts(self, shape: _Shape, doc_id: str) -> bool:
@@ -183,7 +206,7 @@ class StepWrites:
     def write_waiting(self) -> None:
         """Everything waiting written: each shape's documents in one transaction, in the order the
         shapes first waited; a shape whose write fails is written again a document at a time."""
-        waiting, self._waiting, self._rows, self._names = self._waiting, {}, 0, None
+        waiting, self._waiting, self._rows, self._chars, self._names = self._waiting, {}, 0, 0, None
         for writes in waiting.values():
             try:
                 self._write(writes)
@@ -215,11 +238,11 @@ def reading_one_document(store: Store, doc_id: str) -> Iterator[None]:
     if not isinstance(store, StepWrites):
         yield
         return
-    store._reading = doc_id
+    before, store._reading = store._reading, doc_id
     try:
         yield
     finally:
-        store._reading = None
+        store._reading = before
 
 
 class _Watched:
@@ -232,6 +255,18 @@ class _Watched:
     def execute(self, sql: str, *args: Any, **kwargs: Any) -> Any:
         self._writes.before(sql)
         return self._con.execute(sql, *args, **kwargs)
+
+    def executemany(self, sql: str, *args: Any, **kwargs: Any) -> Any:
+        self._writes.before(sql)
+        return self._con.executemany(sql, *args, **kwargs)
+
+    def sql(self, sql: str, *args: Any, **kwargs: Any) -> Any:
+        self._writes.before(sql)
+        return self._con.sql(sql, *args, **kwargs)
+
+    def cursor(self, *args: Any, **kwargs: Any) -> Any:
+        self._writes.write_waiting()  # its statements are not seen here
+        return self._con.cursor(*args, **kwargs)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._con, name)

@@ -2,6 +2,7 @@
 waits is written in one transaction per shape, never missed by a read, in the callers' order,
 and a document whose own rows cannot be written fails alone."""
 
+import duckdb
 import pytest
 
 from knowledge_assets.store.database import DuckDBStore
@@ -151,3 +152,33 @@ def test_a_released_session_writes_what_waits_first_and_writes_inside_go_straigh
             writes.replace_partition("B", {"parsed_pages": _pages("B", 1)})
             assert store.transactions == 2
         assert [r["doc_id"] for r in _all(store, "parsed_pages")] == ["A", "B"]
+
+
+def test_a_write_inside_a_transaction_goes_to_the_store_at_once_as_the_stores_own_would(counted):
+    writes = StepWrites(counted)
+    with writes.session():  # a transaction's operations share the session's connection
+        writes.replace_partition("A", {"parsed_pages": _pages("A", 1)})
+        with writes.transaction():
+            assert counted.transactions == 1  # what waited is written before the transaction
+            # DuckDB refuses a replacement inside a transaction (PostgreSQL makes it a
+            # savepoint): the write meets it inside the block, never later outside it.
+            with pytest.raises(duckdb.TransactionException):
+                writes.replace_partition("B", {"parsed_pages": _pages("B", 1)})
+        writes.write_waiting()
+    assert [r["doc_id"] for r in _all(counted, "parsed_pages")] == ["A"]
+
+
+def test_a_session_taken_on_it_writes_through_it(tmp_path):
+    writes = StepWrites(_Counted(tmp_path / "knowledge.duckdb"))
+    with writes.session() as held:
+        held.replace_partition("A", {"parsed_pages": _pages("A", 1)})
+        assert held.fetch("SELECT count(*) AS n FROM parsed_pages") == [{"n": 1}]
+
+
+def test_a_write_of_more_text_than_may_wait_goes_as_it_came(counted):
+    writes = StepWrites(counted, waiting_chars=1_000)
+    writes.replace_partition("A", {"parsed_pages": _pages("A", 1)})
+    long_pages = [{**row, "text": "x" * 400} for row in _pages("B", 3)]
+    writes.replace_partition("B", {"parsed_pages": iter(long_pages)})
+    assert counted.transactions == 2
+    assert [r["doc_id"] for r in _all(counted, "parsed_pages")] == ["A", "B", "B", "B"]

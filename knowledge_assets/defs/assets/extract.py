@@ -83,7 +83,8 @@ def _later_stages(context: dg.AssetExecutionContext, table: str) -> list[str]:
 
 def _extract(context: dg.AssetExecutionContext, knowledge_store: KnowledgeStore, knowledge_llm: KnowledgeLLM,
              table: str, branch: str):
-    store = step_store(context, knowledge_store.open())
+    own = knowledge_store.open()
+    store = step_store(context, own)
     run_id = context.run.run_id
 
     def planner(plan_stage, store: Store) -> Planner:
@@ -97,7 +98,7 @@ def _extract(context: dg.AssetExecutionContext, knowledge_store: KnowledgeStore,
 
     # A plan asked ahead is finished by its own stage's step, after this one's writes are all
     # written: it writes to the store itself, never into this step's waiting writes.
-    later = [Later(name, planner(_PLANS[name], knowledge_store.open())) for name in _later_stages(context, table)]
+    later = [Later(name, planner(_PLANS[name], own)) for name in _later_stages(context, table)]
     held = _held(run_id)
     # The step's documents share one pool of model calls, with the calls of the run's later
     # model steps asked ahead (extract/ahead.py).

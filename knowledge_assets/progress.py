@@ -53,11 +53,11 @@ class StageProgress:
         if not done or self.calls_started is None:
             return None
         spent = (now if now is not None else time.monotonic()) - self.calls_started
-        return (total - done) * spent / done
+        return self.calls_left() * spent / done
 
     def calls_left(self) -> int:
         total, done = self._counted()
-        return total - done
+        return max(total - done, 0)
 
     def _counted(self) -> tuple[int, int]:
         return (self.calls_total, self.calls_done) if self.calls_total else (self.ahead_total, self.ahead_done)

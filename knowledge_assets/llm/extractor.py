@@ -274,11 +274,12 @@ class CallPool:
     def ask(self, extractor: Extractor, requests: Iterable[ExtractionRequest], *, watched: bool = True,
             earlier: Asking | None = None) -> Asking:
         """Answers what the cache holds and submits the rest; `watched` False counts its calls
-        as asked ahead in the current stage's progress, its own only from `Asking.watch`. `requests` is read once: given
-        as a generator, no list of them outlives their calls (D106). `earlier`, a set an earlier
-        step of the run asked for this document and stage (`extract.ahead`), is the answer when
-        it asked exactly these requests and is answered: its results are the calls' own, with
-        their spend, not replays from the cache; otherwise it is ignored and the requests asked."""
+        as asked ahead in the current stage's progress, its own only from `Asking.watch`.
+        `requests` is read once: given as a generator, no list of them outlives their calls
+        (D106). `earlier`, a set an earlier step of the run asked for this document and stage
+        (`extract.ahead`), is the answer when it asked exactly these requests and is answered:
+        its results are the calls' own, with their spend, not replays from the cache; otherwise
+        it is ignored and the requests asked."""
         calls = [extractor._call(request, depth=0) for request in requests]
         keys = [call.key for call in calls]
         if (earlier is not None and earlier.done and earlier.error is None and None not in keys

@@ -82,6 +82,7 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache, cached_property
+from types import SimpleNamespace
 
 from knowledge_assets.candidates.boundaries import across, runs_on
 from knowledge_assets.candidates.model import Candidate, span
@@ -253,6 +254,38 @@ def _mentions(body: str, symbol: str) -> bool:
     return re.search(rf"(?<![\w]){re.escape(symbol)}(?![\w])", body) is not None
 
 
+@cache
+def _cue_patterns() -> SimpleNamespace:
+    """The language packs' formula cues and the patterns made of them, once per process (the packs
+    are read once, `candidates.packs`): every chunk's `_Reader` reads them, and making them again
+    for each of a long document's thousands of chunks cost a fifth of the formula finder."""
+    pack = cues("formulas")
+    found = SimpleNamespace(
+        lead_in=_word_pattern(pack.get("lead_in", ())),
+        openers=tuple(w.casefold() for w in pack.get("legend_openers", ())),
+        verbs=pack.get("legend_verbs", ()),
+        conjunctions=pack.get("legend_conjunctions", ()),
+        multiply_words=pack.get("multiply_words", ()),
+        units=frozenset(pack.get("units", ())),
+    )
+    unit_names = "|".join(re.escape(u) for u in sorted(found.units, key=len, reverse=True)) or "(?!)"
+    number = _NUMERIC.pattern
+    found.quantity = re.compile(rf"(?:{unit_names})[ \t]?{number}|{number}[ \t]?(?:{unit_names})")
+    times = "|".join(re.escape(w) for w in found.multiply_words) or "(?!)"
+    found.spaced_operator = re.compile(rf"(?:^|\s)(?:{_SPACED_OPERATOR}|{times})(?=\s|$)")
+    # `x (P-R)` under `Kompensasi = A`: no line opens on a product but a formula's next line
+    # (a table flattened one word per line indents nothing).
+    found.leading_product = re.compile(rf"[ \t]*(?:[×÷/]|{times})[ \t]+\S")
+    currencies = "|".join(re.escape(c) for c in pack.get("currencies", ()))
+    # A currency glued to what its cell charges: `Rp3O% x …`, `Rp[Tarif … x …`.
+    found.currency = re.compile(rf"(?:{currencies})(?=\[|\(|\d[\dOo.,]*\s?(?:%|o/o|olo)\s)") if currencies else None
+    found.product_or_sum = re.compile(rf"(?:^|\s)(?:[+*×·]|{times})(?=\s|$)")
+    functions = "|".join(re.escape(w) for w in pack.get("math_functions", ())) or "(?!)"
+    found.spaced_call = re.compile(rf"(?<![\w.])(?:{functions})[ \t]\([^()]*\w[^()]*\)")
+    found.trailing_operator = _trailing_operator()
+    return found
+
+
 class _Reader:
     """One chunk's lines, which convention has claimed each, and the finders over them."""
 
@@ -263,28 +296,8 @@ class _Reader:
         self.claimed: set[int] = set()
         self.in_fence: set[int] = set()
         self.spans: list[Bounds] = []  # what the in-line finders found: one formula is found once
-        pack = cues("formulas")
-        self.lead_in = _word_pattern(pack.get("lead_in", ()))
-        self.openers = tuple(w.casefold() for w in pack.get("legend_openers", ()))
-        self.verbs = pack.get("legend_verbs", ())
-        self.conjunctions = pack.get("legend_conjunctions", ())
-        self.multiply_words = pack.get("multiply_words", ())
-        self.units = frozenset(pack.get("units", ()))
-        unit_names = "|".join(re.escape(u) for u in sorted(self.units, key=len, reverse=True)) or "(?!)"
-        number = _NUMERIC.pattern
-        self.quantity = re.compile(rf"(?:{unit_names})[ \t]?{number}|{number}[ \t]?(?:{unit_names})")
-        times = "|".join(re.escape(w) for w in self.multiply_words) or "(?!)"
-        self.spaced_operator = re.compile(rf"(?:^|\s)(?:{_SPACED_OPERATOR}|{times})(?=\s|$)")
-        # `x (P-R)` under `Kompensasi = A`: no line opens on a product but a formula's next line
-        # (a table flattened one word per line indents nothing).
-        self.leading_product = re.compile(rf"[ \t]*(?:[×÷/]|{times})[ \t]+\S")
-        currencies = "|".join(re.escape(c) for c in pack.get("currencies", ()))
-        # A currency glued to what its cell charges: `Rp3O% x …`, `Rp[Tarif … x …`.
-        self.currency = re.compile(rf"(?:{currencies})(?=\[|\(|\d[\dOo.,]*\s?(?:%|o/o|olo)\s)") if currencies else None
-        self.product_or_sum = re.compile(rf"(?:^|\s)(?:[+*×·]|{times})(?=\s|$)")
-        functions = "|".join(re.escape(w) for w in pack.get("math_functions", ())) or "(?!)"
-        self.spaced_call = re.compile(rf"(?<![\w.])(?:{functions})[ \t]\([^()]*\w[^()]*\)")
-        self.trailing_operator = _trailing_operator()
+        vars(self).update(vars(_cue_patterns()))  # the cues and their patterns, as attributes
+
 
     @cached_property
     def reading(self) -> Reading:

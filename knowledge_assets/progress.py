@@ -49,7 +49,7 @@ class StageProgress:
         """Seconds until the stage's last call is answered, at the mean wall time per answered
         call so far (calls run at once, so this is wall time, not the time of one call). The
         calls are the stage's own; a stage that only waits on calls asked ahead, those."""
-        total, done = self._counted()
+        done = self._counted()[1]
         if not done or self.calls_started is None:
             return None
         spent = (now if now is not None else time.monotonic()) - self.calls_started

@@ -298,7 +298,6 @@ class _Reader:
         self.spans: list[Bounds] = []  # what the in-line finders found: one formula is found once
         vars(self).update(vars(_cue_patterns()))  # the cues and their patterns, as attributes
 
-
     @cached_property
     def reading(self) -> Reading:
         """The chunk's layout-proof reading, for the finders that read prose."""

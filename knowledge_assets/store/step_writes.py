@@ -33,6 +33,7 @@ import re
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from knowledge_assets.store.protocol import Store
@@ -95,7 +96,7 @@ class StepWrites:
         return self._store.location
 
     @property
-    def state_dir(self):
+    def state_dir(self) -> Path:
         return self._store.state_dir
 
     @contextmanager
@@ -170,8 +171,8 @@ class StepWrites:
                 if rows_left < 0 or chars_left < 0:  # too much to wait: written as it came, after what waits
                     self.write_waiting()
                     came: dict[str, dict[str, Iterable[dict[str, Any]]]] = {"rows": {}, "appends": {}}
+                    last = len(drawn) - 1  # the table being drawn: what is drawn, then the rest
                     for n, (kind, table, untouched) in enumerate(sources):
-                        last = len(drawn) - 1
                         came[kind][table] = (drawn[n] if n < last else itertools.chain(taken, rows) if n == last
                                              else untouched)
                     self._store.replace_partition(doc_id, came["rows"], scope, came["appends"])

@@ -19,6 +19,9 @@ empty, so Dagster's stock defaults apply: its SQLite storage), offline, as fresh
 It prints seconds per document for each, and the ratio separate / folder (the issue's goal:
 >= 10, with <= 0.5 s per document in the folder run). --project runs another checkout's code
 (its package put first on PYTHONPATH), to measure a commit before a change beside it.
+--registered N first registers N other documents in each home's instance (as a home that has run
+N documents holds them), to measure what a large home adds to each document: Dagster 1.13 lists
+every registered document in each `add_asset_metadata(partition_key=...)` (D109).
 """
 
 from __future__ import annotations
@@ -58,6 +61,20 @@ def _environment(home: Path, project: Path, dagster_home: str) -> dict[str, str]
     return env
 
 
+_REGISTER = (
+    "import sys; from knowledge_assets.defs.partitions import documents; "
+    "from knowledge_assets.instance.home import project_instance; "
+    "keys = [f'registered-{n:06d}' for n in range(int(sys.argv[1]))]; "
+    "project_instance().add_dynamic_partitions(documents.name, keys)"
+)
+
+
+def _register(count: int, env: dict[str, str], project: Path) -> None:
+    """`count` other documents in the home's instance, as dynamic partitions (untimed)."""
+    if count:
+        subprocess.run([sys.executable, "-c", _REGISTER, str(count)], cwd=project, env=env, check=True)
+
+
 def _timed_run(paths: list[Path], env: dict[str, str], project: Path) -> float:
     started = time.perf_counter()
     done = subprocess.run([*CLI, "run", *map(str, paths)], cwd=project, env=env, capture_output=True, text=True)
@@ -75,17 +92,21 @@ def main() -> None:
     parser.add_argument("--project", type=Path, default=PROJECT_ROOT, help="the checkout whose code runs")
     parser.add_argument("--dagster-home", choices=("project", "own"), default="project",
                         help="the instance: the home's (project) or an empty DAGSTER_HOME of the user's own")
+    parser.add_argument("--registered", type=int, default=0, help="other documents registered in each home first")
     args = parser.parse_args()
     project = args.project.resolve()
     with tempfile.TemporaryDirectory(prefix="bench-batch-run-") as tmp:
         copies = _copies(args.sample.resolve(), Path(tmp) / "documents", args.documents)
         folder_env = _environment(Path(tmp) / "folder-home", project, args.dagster_home)
+        _register(args.registered, folder_env, project)
         folder_s = _timed_run([copies[0].parent], folder_env, project)
         separate_env = _environment(Path(tmp) / "separate-home", project, args.dagster_home)
+        _register(args.registered, separate_env, project)
         separate_s = sum(_timed_run([copy], separate_env, project) for copy in copies[: args.separate])
     folder_per_doc = folder_s / args.documents
     separate_per_doc = separate_s / args.separate
-    print(f"sample {args.sample.name}, code {project}, instance: {args.dagster_home} DAGSTER_HOME")
+    print(f"sample {args.sample.name}, code {project}, instance: {args.dagster_home} DAGSTER_HOME, "
+          f"{args.registered} other documents registered")
     print(f"folder    1 call, {args.documents} documents: {folder_s:7.1f} s  {folder_per_doc:.3f} s/document")
     print(f"separate  {args.separate} calls, 1 document each: {separate_s:7.1f} s  {separate_per_doc:.3f} s/document")
     print(f"ratio separate/folder per document: {separate_per_doc / folder_per_doc:.1f}x "

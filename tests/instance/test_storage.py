@@ -113,6 +113,46 @@ def test_an_event_is_one_transaction_per_shard_all_or_none(tmp_path, monkeypatch
         assert len(_check_evaluations(instance, result.run_id)) == 5
 
 
+def _read_by_dagster(monkeypatch) -> list[str]:
+    """The names each listing read from the index through Dagster's own query."""
+    reads = []
+    original = SqlEventLogStorage.get_dynamic_partitions
+
+    def counted(self, partitions_def_name):
+        reads.append(partitions_def_name)
+        return original(self, partitions_def_name)
+
+    monkeypatch.setattr(SqlEventLogStorage, "get_dynamic_partitions", counted)
+    return reads
+
+
+def test_the_partition_list_is_read_again_only_when_the_index_changed(tmp_path, monkeypatch):
+    home = str(tmp_path)
+    with dg.instance_for_test(temp_dir=home, overrides={"storage": _held(home)}) as held:
+        reads = _read_by_dagster(monkeypatch)
+        held.add_dynamic_partitions("documents", ["D2", "D1"])
+        assert held.get_dynamic_partitions("documents") == ["D2", "D1"]
+        assert held.get_dynamic_partitions("documents") == ["D2", "D1"]
+        assert held.get_dynamic_partitions("other") == []
+        assert reads == ["documents", "other"]  # the second listing was the kept one
+        # This process's own write, through its held engine, is a commit the cache sees.
+        held.add_dynamic_partitions("documents", ["D3"])
+        assert held.get_dynamic_partitions("documents") == ["D2", "D1", "D3"]
+        # Another storage's, as another process's: Dagster's stock storage on the same files.
+        with dg.instance_for_test(temp_dir=home, overrides={"storage": {"sqlite": {"base_dir": home}}}) as stock:
+            stock.add_dynamic_partitions("documents", ["D4"])
+            stock.delete_dynamic_partition("documents", "D2")
+            assert held.get_dynamic_partitions("documents") == stock.get_dynamic_partitions("documents")
+            assert held.get_dynamic_partitions("documents") == ["D1", "D3", "D4"]
+        # Any other write to the index (an event) also reads the list again: the cache is
+        # bound to the index's state, not to what changed in it.
+        assert dg.materialize([letters], instance=held, partition_key="a").success
+        reads.clear()
+        assert held.get_dynamic_partitions("documents") == ["D1", "D3", "D4"]
+        assert held.get_dynamic_partitions("documents") == ["D1", "D3", "D4"]
+        assert reads == ["documents"]
+
+
 def test_the_guard_trusts_the_held_log_on_the_pinned_dagster():
     # Fails on a Dagster upgrade: run the suite on it, then add its version to TESTED_DAGSTER_VERSIONS.
     assert held_log_unfit() is None, held_log_unfit()

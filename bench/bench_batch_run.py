@@ -3,6 +3,7 @@ FILE` call per document (issue 13, "100 small documents"). Run by hand, not a te
 
     .venv/bin/python -m bench.bench_batch_run [--documents 100] [--separate 10]
         [--sample eval_assets/documents/maintenance_kpi.md] [--project DIR] [--dagster-home own]
+        [--registered N]
 
 (from the project root). It writes --documents copies of the sample, each with a sidecar
 naming its own doc_id (`batch-bench-000` ...), into a temporary folder, then measures, side by
@@ -19,9 +20,12 @@ empty, so Dagster's stock defaults apply: its SQLite storage), offline, as fresh
 It prints seconds per document for each, and the ratio separate / folder (the issue's goal:
 >= 10, with <= 0.5 s per document in the folder run). --project runs another checkout's code
 (its package put first on PYTHONPATH), to measure a commit before a change beside it.
---registered N first registers N other documents in each home's instance (as a home that has run
-N documents holds them), to measure what a large home adds to each document: Dagster 1.13 lists
-every registered document in each `add_asset_metadata(partition_key=...)` (D109).
+--registered N first sets each home's instance up and registers N other documents' partition
+keys in it, before the clock starts (only the keys: not the runs, events or rows a home that ran
+them would also hold). It measures what Dagster's listing of the registered documents adds to
+each document (D109): compare `--registered 0` with `--registered N`, both set up alike (without
+the option, each home is fresh and its first call sets the instance up). It needs a checkout
+with `knowledge_assets.instance.home`.
 """
 
 from __future__ import annotations
@@ -69,10 +73,12 @@ _REGISTER = (
 )
 
 
-def _register(count: int, env: dict[str, str], project: Path) -> None:
-    """`count` other documents in the home's instance, as dynamic partitions (untimed)."""
-    if count:
-        subprocess.run([sys.executable, "-c", _REGISTER, str(count)], cwd=project, env=env, check=True)
+def _register(count: int | None, env: dict[str, str], project: Path) -> None:
+    """The home's instance set up, with `count` other documents as dynamic partitions (untimed);
+    nothing without the option."""
+    if count is not None:
+        subprocess.run([sys.executable, "-c", _REGISTER, str(count)], cwd=project, env=env, check=True,
+                       capture_output=True)
 
 
 def _timed_run(paths: list[Path], env: dict[str, str], project: Path) -> float:
@@ -92,7 +98,7 @@ def main() -> None:
     parser.add_argument("--project", type=Path, default=PROJECT_ROOT, help="the checkout whose code runs")
     parser.add_argument("--dagster-home", choices=("project", "own"), default="project",
                         help="the instance: the home's (project) or an empty DAGSTER_HOME of the user's own")
-    parser.add_argument("--registered", type=int, default=0, help="other documents registered in each home first")
+    parser.add_argument("--registered", type=int, help="set each home up first, with N other documents registered")
     args = parser.parse_args()
     project = args.project.resolve()
     with tempfile.TemporaryDirectory(prefix="bench-batch-run-") as tmp:
@@ -105,8 +111,8 @@ def main() -> None:
         separate_s = sum(_timed_run([copy], separate_env, project) for copy in copies[: args.separate])
     folder_per_doc = folder_s / args.documents
     separate_per_doc = separate_s / args.separate
-    print(f"sample {args.sample.name}, code {project}, instance: {args.dagster_home} DAGSTER_HOME, "
-          f"{args.registered} other documents registered")
+    registered = "fresh" if args.registered is None else f"set up, {args.registered} other documents registered"
+    print(f"sample {args.sample.name}, code {project}, instance: {args.dagster_home} DAGSTER_HOME, {registered}")
     print(f"folder    1 call, {args.documents} documents: {folder_s:7.1f} s  {folder_per_doc:.3f} s/document")
     print(f"separate  {args.separate} calls, 1 document each: {separate_s:7.1f} s  {separate_per_doc:.3f} s/document")
     print(f"ratio separate/folder per document: {separate_per_doc / folder_per_doc:.1f}x "

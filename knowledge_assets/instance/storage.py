@@ -211,13 +211,17 @@ class HeldSqliteEventLogStorage(SqliteEventLogStorage):
 class _PartitionLists:
     """Each dynamic partitions definition's keys as last read, with the index's version then:
     SQLite's `data_version` on a connection that only ever reads it (it changes when any other
-    connection commits), and the file's identity (a file replaced starts a new count)."""
+    connection commits), and the file's identity (a file replaced starts a new count). A list
+    read while the connection was opened again (a new count) is not kept; once closed (the
+    storage disposed), every list is read from the index."""
 
     def __init__(self, index_path: str):
         self._path = index_path
         self._lock = threading.Lock()
         self._connection: sqlite3.Connection | None = None
         self._file: tuple[int, int] | None = None
+        self._opened = 0  # how often the connection was opened: a version is of one opening
+        self._closed = False
         self._lists: dict[str, tuple[tuple, tuple[str, ...]]] = {}
 
     def get(self, name: str, read: Callable[[str], Sequence[str]]) -> list[str]:
@@ -226,14 +230,17 @@ class _PartitionLists:
             kept = self._lists.get(name)
             if version is not None and kept is not None and kept[0] == version:
                 return list(kept[1])
-        keys = read(name)  # after the version: a commit in between is seen at the next call
-        if version is not None:
-            with self._lock:
-                self._lists[name] = (version, tuple(keys))
+        keys = tuple(read(name))  # after the version: a commit in between is seen at the next call
+        with self._lock:
+            if version is not None and version[0] == self._opened and not self._closed:
+                self._lists[name] = (version, keys)
         return list(keys)
 
     def _version(self) -> tuple | None:
-        """The index's version now, or None while it has no file (nothing is kept then)."""
+        """The index's version now, or None while it has no file or once closed (nothing is
+        kept then)."""
+        if self._closed:
+            return None
         try:
             stat = os.stat(self._path)
         except FileNotFoundError:
@@ -243,11 +250,13 @@ class _PartitionLists:
             self._forget()
             self._connection = sqlite3.connect(self._path, isolation_level=None, check_same_thread=False)
             self._file = file
-        return file, self._connection.execute("PRAGMA data_version").fetchone()[0]
+            self._opened += 1
+        return self._opened, file, self._connection.execute("PRAGMA data_version").fetchone()[0]
 
     def close(self) -> None:
         with self._lock:
             self._forget()
+            self._closed = True
 
     def _forget(self) -> None:
         if self._connection is not None:

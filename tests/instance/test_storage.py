@@ -153,6 +153,44 @@ def test_the_partition_list_is_read_again_only_when_the_index_changed(tmp_path, 
         assert reads == ["documents"]
 
 
+def test_a_kept_list_is_never_one_read_before_a_change_it_missed(tmp_path, monkeypatch):
+    home = str(tmp_path)
+    stock_storage = {"storage": {"sqlite": {"base_dir": home}}}
+    with dg.instance_for_test(temp_dir=home, overrides={"storage": _held(home)}) as held, \
+            dg.instance_for_test(temp_dir=home, overrides=stock_storage) as stock:
+        held.add_dynamic_partitions("documents", ["A"])
+        storage = held.event_log_storage
+        # A commit right after the index was read: the list read is kept as of before it.
+        original = SqlEventLogStorage.get_dynamic_partitions
+        late = ["LATE"]
+
+        def read_then_another_commits(self, partitions_def_name):
+            keys = original(self, partitions_def_name)
+            if late:
+                stock.add_dynamic_partitions("documents", [late.pop()])
+            return keys
+
+        monkeypatch.setattr(SqlEventLogStorage, "get_dynamic_partitions", read_then_another_commits)
+        assert held.get_dynamic_partitions("documents") == ["A"]
+        assert held.get_dynamic_partitions("documents") == ["A", "LATE"]
+        # What a caller does with the list it got is not the kept list.
+        held.get_dynamic_partitions("documents").append("X")
+        assert held.get_dynamic_partitions("documents") == ["A", "LATE"]
+        # Inside an event's transaction the list is the transaction's, and a rolled-back
+        # partition is not kept.
+        with pytest.raises(RuntimeError), storage._one_transaction_per_shard():
+            storage.add_dynamic_partitions("documents", ["ROLLED"])
+            assert storage.get_dynamic_partitions("documents") == ["A", "LATE", "ROLLED"]
+            raise RuntimeError("rolled back")
+        assert held.get_dynamic_partitions("documents") == ["A", "LATE"]
+        # Closed (the storage disposed) and used again, a later change is read.
+        storage._partition_lists.close()
+        stock.add_dynamic_partitions("documents", ["B"])
+        assert held.get_dynamic_partitions("documents") == ["A", "LATE", "B"]
+        stock.add_dynamic_partitions("documents", ["C"])
+        assert held.get_dynamic_partitions("documents") == ["A", "LATE", "B", "C"]
+
+
 def test_the_guard_trusts_the_held_log_on_the_pinned_dagster():
     # Fails on a Dagster upgrade: run the suite on it, then add its version to TESTED_DAGSTER_VERSIONS.
     assert held_log_unfit() is None, held_log_unfit()

@@ -237,8 +237,8 @@ class _PartitionLists:
         return list(keys)
 
     def _version(self) -> tuple | None:
-        """The index's version now, or None while it has no file or once closed (nothing is
-        kept then)."""
+        """The index's version now, or None while it has no file, cannot be asked, or once
+        closed (nothing is kept then)."""
         if self._closed:
             return None
         try:
@@ -251,7 +251,11 @@ class _PartitionLists:
             self._connection = sqlite3.connect(self._path, isolation_level=None, check_same_thread=False)
             self._file = file
             self._opened += 1
-        return self._opened, file, self._connection.execute("PRAGMA data_version").fetchone()[0]
+        try:
+            return self._opened, file, self._connection.execute("PRAGMA data_version").fetchone()[0]
+        except sqlite3.Error:  # busy, or not a database: the list is read as Dagster reads it
+            self._forget()
+            return None
 
     def close(self) -> None:
         with self._lock:

@@ -246,14 +246,14 @@ class _PartitionLists:
         except FileNotFoundError:
             return None
         file = (stat.st_dev, stat.st_ino)
-        if self._connection is None or file != self._file:
-            self._forget()
-            self._connection = sqlite3.connect(self._path, isolation_level=None, check_same_thread=False)
-            self._file = file
-            self._opened += 1
         try:
+            if self._connection is None or file != self._file:
+                self._forget()
+                self._connection = sqlite3.connect(self._path, isolation_level=None, check_same_thread=False)
+                self._file = file
+                self._opened += 1
             return self._opened, file, self._connection.execute("PRAGMA data_version").fetchone()[0]
-        except sqlite3.Error:  # busy, or not a database: the list is read as Dagster reads it
+        except sqlite3.Error:  # cannot open, busy, not a database: the list is read as Dagster reads it
             self._forget()
             return None
 

@@ -33,7 +33,10 @@ PRIVATE: dict[str, dict[str, str]] = {
     },
     "dagster._core.loader": {"LoadingContext": "the resolver above takes one (defs/schedules.py)"},
     # The held event log (D72, D93): guarded at load, falling back to Dagster's own storage.
-    "dagster._core.storage.event_log.sqlite.sqlite_event_log": {"SqliteEventLogStorage": "D93"},
+    "dagster._core.storage.event_log.sqlite.sqlite_event_log": {
+        "SqliteEventLogStorage": "D93",
+        "INDEX_SHARD_NAME": "D111: the index's file, whose version the kept partition lists follow",
+    },
     "dagster._core.storage.runs.sqlite.sqlite_run_storage": {"SqliteRunStorage": "D93"},
     "dagster._core.storage.schedules.sqlite.sqlite_schedule_storage": {"SqliteScheduleStorage": "D93"},
     "dagster._core.storage.sqlite": {"SQLITE_BUSY_TIMEOUT_SECONDS": "D93"},

@@ -211,9 +211,9 @@ class HeldSqliteEventLogStorage(SqliteEventLogStorage):
 class _PartitionLists:
     """Each dynamic partitions definition's keys as last read, with the index's version then:
     SQLite's `data_version` on a connection that only ever reads it (it changes when any other
-    connection commits), and the file's identity (a file replaced starts a new count). A list
-    read while the connection was opened again (a new count) is not kept; once closed (the
-    storage disposed), every list is read from the index."""
+    connection commits), the file's identity, and which opening of the connection counted it (a
+    reopened connection starts a new count, so a list read before never matches one after);
+    once closed (the storage disposed), every list is read from the index."""
 
     def __init__(self, index_path: str):
         self._path = index_path
@@ -232,7 +232,7 @@ class _PartitionLists:
                 return list(kept[1])
         keys = tuple(read(name))  # after the version: a commit in between is seen at the next call
         with self._lock:
-            if version is not None and version[0] == self._opened and not self._closed:
+            if version is not None and not self._closed:
                 self._lists[name] = (version, keys)
         return list(keys)
 
